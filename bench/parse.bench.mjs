@@ -1,0 +1,74 @@
+// Issue 2's bar: `ralph parse` over a 200 MB transcript in at most 4x the time of
+// `grep -c '###'` on the same file, with peak RSS <= 64 MiB.
+import { createWriteStream, existsSync, statSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { dataDir, median, ralphBin, result, timed } from './lib.mjs';
+
+const TARGET = 200 * 1024 * 1024;
+const file = join(dataDir, 'transcript-200mb.txt');
+
+async function generate() {
+  const tmp = `${file}.tmp`;
+  const out = createWriteStream(tmp);
+  let size = 0;
+  let i = 0;
+  // Deterministic pseudo-random mix of what agents write.
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const prose = [
+    'Reading src/rate-limit/bucket.ts to see how refill is computed.',
+    'Running `npm test -- bucket` now; expecting three failures before the fix.',
+    '  at Object.<anonymous> (/home/dev/widgets/test/bucket.test.ts:41:17)',
+    '### Progress',
+    '- [x] Task 1: token bucket',
+    'export function refill(bucket: Bucket, now: number): Bucket {',
+    '    return { ...bucket, tokens: Math.min(bucket.capacity, bucket.tokens + rate * (now - bucket.at)) };',
+    '',
+  ];
+  while (size < TARGET) {
+    let block = '';
+    for (let k = 0; k < 200; k++) {
+      const r = rnd();
+      if (r < 0.0005) block += '###BAILOUT:context is getting long###\n';
+      else if (r < 0.001) block += '```bash\n###PLAN_COMPLETE###\nnpm test\n```\n';
+      else if (r < 0.0015) block += '<observation type="bug" severity="high">\n  <title>Refill overflows</title>\n  <detail>tokens exceed capacity</detail>\n  <file>src/bucket.ts</file>\n</observation>\n';
+      else if (r < 0.002) block += '###NOT_A_SIGNAL###\n';
+      else block += prose[Math.floor(rnd() * prose.length)] + '\n';
+    }
+    i++;
+    size += Buffer.byteLength(block);
+    if (!out.write(block)) await once(out, 'drain');
+  }
+  out.end('###PLAN_COMPLETE###\n');
+  await once(out, 'finish');
+  renameSync(tmp, file);
+}
+
+if (!existsSync(file)) {
+  console.log('generating a 200 MB transcript (once) ...');
+  await generate();
+}
+console.log(`transcript: ${(statSync(file).size / 1048576).toFixed(0)} MiB`);
+
+const runs = 3;
+const grep = [];
+const ralph = [];
+let peak = 0;
+for (let i = 0; i < runs; i++) {
+  grep.push((await timed('grep', ['-c', '###', file], { stdout: 'pipe' })).ms);
+  const r = await timed(process.execPath, [ralphBin, 'parse', file], { stdout: 'pipe' });
+  if (r.code !== 0) throw new Error(`ralph parse exited ${r.code}: ${r.stderr}`);
+  ralph.push(r.ms);
+  peak = Math.max(peak, r.peakKiB);
+}
+const g = median(grep);
+const p = median(ralph);
+console.log(`grep -c '###': ${g.toFixed(0)} ms   ralph parse: ${p.toFixed(0)} ms   (median of ${runs})`);
+result('parse', {
+  ratio: `${(p / g).toFixed(2)}x`,
+  goal: '<=4x',
+  peakRssMiB: (peak / 1024).toFixed(1),
+  rssGoal: '<=64MiB',
+});
+if (p / g > 4 || peak / 1024 > 64) process.exitCode = 1;

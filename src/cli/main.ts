@@ -1,0 +1,57 @@
+import { createRequire } from 'node:module';
+import { Command, CommanderError } from 'commander';
+import { EXIT_CODES } from '../contract.js';
+import { RalphError } from '../errors.js';
+import type { CliContext, RegisterCommand } from './context.js';
+import { registerParse } from './commands/parse.js';
+
+
+function version(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../../package.json') as { version: string }).version;
+}
+
+export async function main(
+  argv: string[],
+  io: Pick<CliContext, 'stdout' | 'stderr'> = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const ctx: CliContext = { ...io, exitCode: 0, debug: argv.includes('--debug') };
+  const program = new Command('ralph')
+    .description('Runs AI coding agents through plans until they are really done.')
+    .version(version(), '-V, --version')
+    .option('--debug', 'show stack traces for internal errors')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void io.stderr.write(s),
+      outputError: (s, write) => write(`ralph: ${s.replace(/^error: /, '')}`),
+    });
+  program.addHelpText('after', '\nExit codes: 0 complete, 1 failed, 2 blocked, 3 exhausted, 4 off the rails, 64 usage error, 130 interrupted.');
+  for (const register of COMMANDS) register(program, ctx);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ctx.exitCode;
+  } catch (error) {
+    return handleError(error, ctx);
+  }
+}
+
+function handleError(error: unknown, ctx: CliContext): number {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0) return 0; // --help, --version
+    ctx.stderr.write(`(see 'ralph --help')\n`);
+    return EXIT_CODES.usage;
+  }
+  if (error instanceof RalphError) {
+    ctx.stderr.write(`ralph: ${error.message}\n`);
+    if (error.hint) ctx.stderr.write(`${error.hint}\n`);
+    return error.exitCode;
+  }
+  const e = error instanceof Error ? error : new Error(String(error));
+  ctx.stderr.write(
+    ctx.debug ? `ralph: internal error: ${e.stack}\n` : `ralph: internal error: ${e.message} (run with --debug for details)\n`,
+  );
+  return 70;
+}

@@ -1,0 +1,75 @@
+// `ralph parse`: the parser's events as NDJSON, in order, batched into few writes.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { SignalParser, type ParserEvent } from '../signals/index.js';
+
+export function toRecord(e: ParserEvent): Record<string, unknown> {
+  switch (e.type) {
+    case 'signal':
+      return { kind: 'signal', line: e.line, name: e.name, args: e.args };
+    case 'claim':
+      return { kind: 'claim', line: e.line, name: e.name };
+    case 'malformed':
+      return { kind: 'malformed', line: e.line, text: e.text, why: e.why };
+    case 'ignored':
+      return { kind: 'ignored', line: e.line, name: e.name, args: e.args, text: e.text, why: e.why };
+    case 'observation':
+      return { kind: 'observation', line: e.line, ...e.record };
+    default: {
+      const never: never = e;
+      throw new Error(`unknown parser event ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+const CHUNK = 1 << 20;
+const FLUSH_AT = 1 << 16;
+
+class NdjsonSink {
+  private pending = '';
+  constructor(private readonly out: NodeJS.WritableStream) {}
+  add = (event: ParserEvent): void => {
+    this.pending += `${JSON.stringify(toRecord(event))}\n`;
+  };
+  get full(): boolean {
+    return this.pending.length > FLUSH_AT;
+  }
+  async flush(): Promise<void> {
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    if (!this.out.write(text)) await once(this.out, 'drain');
+  }
+}
+
+/** A file is read with one reused buffer: memory stays flat however long the transcript. */
+export async function parseFile(path: string, out: NodeJS.WritableStream): Promise<void> {
+  const sink = new NdjsonSink(out);
+  const parser = new SignalParser(sink.add);
+  const fd = openSync(path, 'r');
+  const buf = Buffer.allocUnsafe(CHUNK);
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, CHUNK, null);
+      if (n === 0) break;
+      parser.push(n === CHUNK ? buf : buf.subarray(0, n));
+      if (sink.full) await sink.flush();
+    }
+  } finally {
+    closeSync(fd);
+  }
+  parser.end();
+  await sink.flush();
+}
+
+export async function parseStream(input: Readable, out: NodeJS.WritableStream): Promise<void> {
+  const sink = new NdjsonSink(out);
+  const parser = new SignalParser(sink.add);
+  for await (const chunk of input) {
+    parser.push(chunk as Buffer);
+    if (sink.full) await sink.flush();
+  }
+  parser.end();
+  await sink.flush();
+}

@@ -1,0 +1,77 @@
+// The Executor seam (DESIGN.md): an executor turns one prompt into a stream of events and never
+// decides anything; the loop never spawns processes or calls the API itself.
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+  };
+}
+
+/** What one iteration's prompt is made of; `text` is the whole of it, in order. */
+export interface Prompt {
+  /** The instructions ralph adds (signals, summary path, observation format). Stable across iterations. */
+  instructions: string;
+  /** The plan file's text. Stable across iterations of one run. */
+  plan: string;
+  /** What is particular to this iteration: continuation, resume reason, rejection feedback. */
+  message: string;
+  /** instructions + plan + message, as one text for executors that take a single prompt. */
+  text: string;
+}
+
+export interface ExecutorRunOptions {
+  prompt: Prompt;
+  cwd: string;
+  /** true: start a fresh context (new conversation/session); false: continue the previous one. */
+  fresh: boolean;
+  /** 1-based iteration number of the run. */
+  iteration: number;
+  /** Extra environment for spawned programs (the RALPH_* variables). */
+  env: Record<string, string>;
+  /** Aborted when the loop wants the executor stopped (silence, limits, interrupt, grace). */
+  signal: AbortSignal;
+}
+
+export type ExecutorEvent =
+  /** Agent text to be read for signals and observations. */
+  | {
+      type: 'text';
+      stream: 'stdout' | 'stderr';
+      chunk: Buffer | string;
+      /** Already in the transcript as raw output (e.g. a JSON stream's event): parse, do not log again. */
+      parseOnly?: boolean;
+    }
+  /** Output that is logged in the transcript but never parsed (e.g. stderr of a JSON stream, tool output). */
+  | { type: 'log'; stream: 'stdout' | 'stderr'; chunk: Buffer | string }
+  /** Bytes arrived that carry no agent text (a JSON event, a heartbeat): proof of life for the watchdog. */
+  | { type: 'activity' }
+  /** Tokens and cost of one request or one report; summed by the loop. costUsd null = unknown price. */
+  | { type: 'usage'; tokens: TokenUsage; costUsd: number | null; contextTokens?: number }
+  /** A tool the agent used; `error` set when it failed (feeds the error-loop detector). */
+  | { type: 'tool'; name: string; summary: string; error?: string }
+  /** The executor's own session id, for continuing the same conversation later. */
+  | { type: 'session'; id: string }
+  | { type: 'warning'; message: string }
+  /**
+   * The end of the iteration. `code` is the process exit code (or 0/1 for in-process executors);
+   * `error` says why the executor could not run or failed; `fatal` means no further iteration can
+   * succeed (program not found, bad API key).
+   */
+  | { type: 'exit'; code: number | null; signal?: string | null; error?: string; fatal?: boolean };
+
+export interface Executor {
+  readonly name: string;
+  run(options: ExecutorRunOptions): AsyncIterable<ExecutorEvent>;
+}

@@ -1,0 +1,64 @@
+// The shapes the loop exposes to the rest of ralph: what a run is asked to do (ExecOptions),
+// what it reports as it goes (RunEvent), and what it ends with (RunResult = result.json).
+import type { Outcome } from '../contract.js';
+import type { TokenUsage } from '../executors/types.js';
+
+export type ExecutorName = 'anthropic' | 'command';
+export type StreamFormat = 'text' | 'claude-json' | 'codex-json';
+
+/** Everything `ralph exec` needs, after flags and front matter have been merged (flags win). */
+export interface ExecOptions {
+  planPath: string;
+  cwd: string;
+  executor?: ExecutorName;
+  /** Program and arguments of the `command` executor (after `--`, or the plan's `command:`). */
+  command?: string[];
+  streamFormat?: StreamFormat;
+  model?: string;
+  maxIterations?: number;
+  maxBailouts?: number;
+  maxRuntimeMs?: number;
+  maxCostUsd?: number;
+  silenceTimeoutMs?: number;
+  iterationTimeoutMs?: number;
+  /** --summary, relative to the current directory. */
+  summary?: string;
+  /** --run-dir: the run directory itself. */
+  runDir?: string;
+  promptsDir?: string;
+  contextBudget?: number;
+  maxRetries?: number;
+  /** --resume: a run id, or 'latest'. */
+  resume?: string;
+  /** How long a failed/blocked/bailout signal leaves the executor running before it is stopped. */
+  signalGraceMs?: number;
+}
+
+export interface SignalRecord {
+  iteration: number;
+  name: string;
+  args: string[];
+  /** 'stdout' | 'stderr' line signal, or the file/checkbox it came from. */
+  source: string;
+  line?: number;
+}
+
+/** result.json (CONTRACT §3). */
+export interface RunResult {
+  run: string;
+  plan: string;
+  outcome: Outcome;
+  exitCode: number;
+  reason: string;
+  iterations: number;
+  bailouts: number;
+  signals: SignalRecord[];
+  prUrl: string | null;
+  costUsd: number | null;
+  tokens: TokenUsage;
+  startedAt: string;
+  endedAt: string;
+  warnings: string[];
+  /** Where the run's files are (not in the contract; handy for batch and report). */
+  runDir?: string;
+}
