@@ -1,0 +1,44 @@
+// `ralph validate <plan.md…>`: checks every plan given and lists every problem (CONTRACT §5).
+import type { Command } from 'commander';
+import { EXIT_CODES } from '../../contract.js';
+import { InvalidInputError, formatProblem, type Problem } from '../../errors.js';
+import { loadPlan } from '../../plan/index.js';
+import type { RegisterCommand } from '../context.js';
+
+export type PlanCheck =
+  | { path: string; valid: true; id: string; tasks: number; warnings: string[] }
+  | { path: string; valid: false; problems: Problem[] };
+
+/** Checks each plan on its own; paths are reported as given. */
+export async function validatePlans(paths: string[]): Promise<PlanCheck[]> {
+  const checks: PlanCheck[] = [];
+  for (const path of paths) {
+    try {
+      const plan = await loadPlan(path);
+      checks.push({ path, valid: true, id: plan.id, tasks: plan.tasks.length, warnings: plan.warnings });
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      checks.push({ path, valid: false, problems: error.problems });
+    }
+  }
+  return checks;
+}
+
+export const registerValidate: RegisterCommand = (program: Command, ctx) => {
+  program
+    .command('validate')
+    .description('check plans: front matter, <tasks>, every problem listed (exit 0 or 64)')
+    .argument('<plans...>', 'plan files (.md)')
+    .action(async (paths: string[]) => {
+      const checks = await validatePlans(paths);
+      for (const check of checks) {
+        if (check.valid) {
+          ctx.stdout.write(`ok  ${check.path}  (${check.id}, ${check.tasks} ${check.tasks === 1 ? 'task' : 'tasks'})\n`);
+          for (const warning of check.warnings) ctx.stderr.write(`${check.path}: warning: ${warning}\n`);
+        } else {
+          for (const problem of check.problems) ctx.stderr.write(`${formatProblem(problem)}\n`);
+        }
+      }
+      ctx.exitCode = checks.every((c) => c.valid) ? 0 : EXIT_CODES.usage;
+    });
+};

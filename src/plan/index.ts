@@ -1,0 +1,7 @@
+// The plan folder's public surface: reading plan.md, its sections and completion checkbox, and
+// the summary file an agent writes when it is done.
+export type { Plan, PlanConfig, PlanTask } from './types.js';
+export { parsePlan, loadPlan } from './parse-plan.js';
+export { isTaskCompleteChecked } from './checkbox.js';
+export { extractSection } from './sections.js';
+export { summarySchema, checkSummary, type Summary } from './summary.js';

@@ -1,0 +1,188 @@
+// Front matter → PlanConfig. Each known key is checked on its own so that every wrong key is
+// reported at once, at its own line; unknown keys are allowed (GSD plans carry phase, wave,
+// depends_on…) but warned about, with a suggestion when they look like a typo of a known key.
+import { isMap, isNode, isScalar, type Document } from 'yaml';
+import { parseDuration } from '../util/duration.js';
+import { EXECUTOR_NAMES, STREAM_FORMATS, type PlanConfig } from './types.js';
+
+export interface ConfigIssue {
+  line: number;
+  message: string;
+}
+
+export interface ConfigResult {
+  config: PlanConfig;
+  problems: ConfigIssue[];
+  warnings: string[];
+}
+
+type Checked = { ok: true; value: unknown } | { ok: false; message: string };
+type Check = (value: unknown, key: string) => Checked;
+
+const ok = (value: unknown): Checked => ({ ok: true, value });
+const fail = (message: string): Checked => ({ ok: false, message });
+
+/** A short, safe rendering of a value the user wrote, for "got …" in messages. */
+export function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'no value';
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return `${String(value)} (a ${typeof value})`;
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  return 'a mapping';
+}
+
+function quoteHint(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'boolean' ? `; quote it: "${String(value)}"` : '';
+}
+
+const nonEmptyString =
+  (what: string): Check =>
+  (v, key) =>
+    typeof v === 'string' && v.trim() !== '' ? ok(v) : fail(`${key}: expected ${what}, got ${describe(v)}${quoteHint(v)}`);
+
+const oneOf =
+  (choices: readonly string[]): Check =>
+  (v, key) =>
+    typeof v === 'string' && choices.includes(v)
+      ? ok(v)
+      : fail(`${key}: expected one of ${choices.join(', ')}, got ${describe(v)}`);
+
+const integerAtLeast =
+  (min: number): Check =>
+  (v, key) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min ? ok(v) : fail(`${key}: expected an integer >= ${min}, got ${describe(v)}`);
+
+const positiveNumber: Check = (v, key) =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? ok(v) : fail(`${key}: expected a number > 0 (US dollars), got ${describe(v)}`);
+
+const duration: Check = (v, key) => {
+  const ms = typeof v === 'string' || typeof v === 'number' ? parseDuration(v) : undefined;
+  if (ms === undefined) return fail(`${key}: expected a duration such as 90m, 45s or 1h30m (a bare number is seconds), got ${describe(v)}`);
+  if (ms <= 0) return fail(`${key}: must be longer than 0, got ${describe(v)}`);
+  return ok(ms);
+};
+
+const boolean: Check = (v, key) => (typeof v === 'boolean' ? ok(v) : fail(`${key}: expected true or false, got ${describe(v)}`));
+
+const id: Check = (v, key) => {
+  const checked = nonEmptyString('a non-empty string')(v, key);
+  if (checked.ok && /[/\\]/.test(v as string)) return fail(`${key}: must not contain "/" or "\\" (it names files), got ${describe(v)}`);
+  return checked;
+};
+
+/** Each element a string; `allowEmpty` for arguments, which may legitimately be "". */
+function stringList(v: unknown, key: string, allowEmpty: boolean): Checked {
+  if (!Array.isArray(v)) return fail(`${key}: expected a list of strings, got ${describe(v)}`);
+  for (const [i, item] of v.entries()) {
+    if (typeof item !== 'string') return fail(`${key}[${i}]: expected a string, got ${describe(item)}${quoteHint(item)}`);
+    if (!allowEmpty && item.trim() === '') return fail(`${key}[${i}]: is empty; remove it or write a command`);
+  }
+  return ok(v);
+}
+
+const command: Check = (v, key) => {
+  if (Array.isArray(v) && v.length === 0) return fail(`${key}: is empty; give the program and its arguments, e.g. [claude, -p]`);
+  if (typeof v === 'string') return fail(`${key}: expected a list (program and arguments), e.g. [claude, -p], got ${describe(v)}`);
+  const checked = stringList(v, key, true);
+  if (checked.ok && (v as string[])[0]!.trim() === '') return fail(`${key}[0]: the program name is empty`);
+  return checked;
+};
+
+// A single command is common enough in hand-written plans to accept as a one-item list.
+const verify: Check = (v, key) => {
+  if (typeof v === 'string') return v.trim() === '' ? fail(`${key}: is empty; remove it or write a command`) : ok([v]);
+  return stringList(v, key, false);
+};
+
+const blockers: Check = (v, key) => {
+  const shape = `expected a mapping like { reject: [reason, ...] }`;
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Date) return fail(`${key}: ${shape}, got ${describe(v)}`);
+  const record = v as Record<string, unknown>;
+  if (!('reject' in record)) return fail(`${key}: has no reject list; ${shape}`);
+  const reject = stringList(record.reject, `${key}.reject`, false);
+  return reject.ok ? ok({ reject: reject.value }) : reject;
+};
+
+const KEYS: Record<string, { field: keyof PlanConfig; check: Check }> = {
+  id: { field: 'id', check: id },
+  executor: { field: 'executor', check: oneOf(EXECUTOR_NAMES) },
+  command: { field: 'command', check: command },
+  stream_format: { field: 'streamFormat', check: oneOf(STREAM_FORMATS) },
+  model: { field: 'model', check: nonEmptyString('a model name') },
+  max_iterations: { field: 'maxIterations', check: integerAtLeast(1) },
+  max_bailouts: { field: 'maxBailouts', check: integerAtLeast(0) },
+  max_cost_usd: { field: 'maxCostUsd', check: positiveNumber },
+  max_runtime: { field: 'maxRuntimeMs', check: duration },
+  silence_timeout: { field: 'silenceTimeoutMs', check: duration },
+  summary: { field: 'summary', check: nonEmptyString('a file path relative to the plan') },
+  require_summary: { field: 'requireSummary', check: boolean },
+  verify: { field: 'verify', check: verify },
+  blockers: { field: 'blockers', check: blockers },
+};
+
+export const KNOWN_KEYS = Object.keys(KEYS);
+
+export function defaultConfig(): PlanConfig {
+  return { requireSummary: true, verify: [], blockers: { reject: [] } };
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+function suggestionFor(key: string): string | undefined {
+  const normal = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
+  if (normal in KEYS) return normal;
+  if (normal.length < 4) return undefined;
+  return KNOWN_KEYS.find((k) => editDistance(normal, k) <= 2);
+}
+
+/**
+ * Checks a parsed front-matter document. `lineOf` maps an offset in the YAML text to a file line;
+ * `yamlLine` is where a problem about the whole front matter is reported.
+ */
+export function readPlanConfig(doc: Document.Parsed, lineOf: (offset: number) => number, yamlLine: number): ConfigResult {
+  const config = defaultConfig();
+  const problems: ConfigIssue[] = [];
+  const warnings: string[] = [];
+  const contents = doc.contents;
+  if (contents === null || (isScalar(contents) && contents.value === null)) return { config, problems, warnings };
+  if (!isMap(contents)) {
+    const got = describe(contents.toJS(doc));
+    problems.push({
+      line: contents.range ? lineOf(contents.range[0]) : yamlLine,
+      message: `front matter must be a mapping of keys to values (e.g. "max_iterations: 10"), got ${got}`,
+    });
+    return { config, problems, warnings };
+  }
+
+  const target = config as unknown as Record<string, unknown>;
+  for (const pair of contents.items) {
+    const keyNode = pair.key;
+    const key = isScalar(keyNode) ? String(keyNode.value) : String(isNode(keyNode) ? keyNode.toJS(doc) : keyNode);
+    const line = isNode(keyNode) && keyNode.range ? lineOf(keyNode.range[0]) : yamlLine;
+    const spec = KEYS[key];
+    if (!spec) {
+      const hint = suggestionFor(key);
+      warnings.push(`line ${line}: unknown front-matter key "${key}" is ignored${hint ? ` (did you mean "${hint}"?)` : ''}`);
+      continue;
+    }
+    const value: unknown = isNode(pair.value) ? pair.value.toJS(doc) : pair.value;
+    const checked = spec.check(value, key);
+    if (checked.ok) target[spec.field] = checked.value;
+    else problems.push({ line, message: checked.message });
+  }
+  return { config, problems, warnings };
+}

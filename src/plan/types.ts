@@ -1,0 +1,62 @@
+// The shapes the rest of ralph reads a plan through (CONTRACT §4). Front-matter keys are
+// snake_case in the file and camelCase here.
+
+/** Values the front matter accepts for `executor` and `stream_format` (CONTRACT §5). */
+export const EXECUTOR_NAMES = ['anthropic', 'command'] as const;
+export const STREAM_FORMATS = ['text', 'claude-json', 'codex-json'] as const;
+
+export interface PlanTask {
+  name: string;
+  /** The `type` attribute of `<task type="auto">`. */
+  type?: string;
+  files?: string;
+  action?: string;
+  verify?: string;
+  done?: string;
+  /** 1-based line of the `<task>` tag in the plan file. */
+  line: number;
+}
+
+/** Validated front matter. */
+export interface PlanConfig {
+  id?: string;
+  executor?: (typeof EXECUTOR_NAMES)[number];
+  command?: string[];
+  streamFormat?: (typeof STREAM_FORMATS)[number];
+  model?: string;
+  maxIterations?: number;
+  maxBailouts?: number;
+  maxCostUsd?: number;
+  maxRuntimeMs?: number;
+  silenceTimeoutMs?: number;
+  /** As written: relative to the plan's folder (Plan.summaryPath is the resolved one). */
+  summary?: string;
+  requireSummary: boolean;
+  verify: string[];
+  blockers: { reject: string[] };
+}
+
+export interface Plan {
+  /** Absolute. */
+  path: string;
+  /** Absolute folder of the plan. */
+  dir: string;
+  /** Front matter `id`, else the file's stem. */
+  id: string;
+  /** The whole file, as read. */
+  text: string;
+  /** Everything after the front matter. */
+  body: string;
+  config: PlanConfig;
+  tasks: PlanTask[];
+  /** Inner text of `<verification>`. */
+  verification?: string;
+  /** Text under `## Progress`, undefined when the section is absent. */
+  progress?: string;
+  /** Text under `## Observations`, undefined when the section is absent. */
+  observations?: string;
+  /** Absolute path of the summary file this plan's runs must write. */
+  summaryPath: string;
+  /** Things that are allowed but probably mistakes, e.g. unknown front-matter keys. */
+  warnings: string[];
+}

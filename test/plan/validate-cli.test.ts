@@ -1,0 +1,105 @@
+// `ralph validate` as a user runs it: the built CLI (npm test builds dist/ first).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const VALID = 'test/fixtures/plans/valid';
+const BROKEN = 'test/fixtures/plans/broken';
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  pid: number;
+}
+
+function ralph(...args: string[]): Promise<Ran> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['bin/ralph.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr, pid: child.pid! }));
+  });
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(() => {
+  if (!existsSync(resolve(ROOT, 'dist/cli/commands/validate.js'))) {
+    throw new Error('dist/ is not built: run `npx tsc -p tsconfig.build.json` (npm test does it) first');
+  }
+});
+
+describe('ralph validate', () => {
+  it('prints ok with the id and task count for each valid plan and exits 0', async () => {
+    const ran = await ralph('validate', `${VALID}/gsd-style.md`, `${VALID}/minimal.md`);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran.stdout).toBe(`ok  ${VALID}/gsd-style.md  (02-03-rate-limit, 2 tasks)\nok  ${VALID}/minimal.md  (minimal, 1 task)\n`);
+    expect(isRunning(ran.pid)).toBe(false);
+  });
+
+  it('prints warnings on stderr as "path: warning: …" and still exits 0', async () => {
+    const path = `${VALID}/markdown-in-tasks.md`;
+    const ran = await ralph('validate', path);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe(`ok  ${path}  (markdown-in-tasks, 2 tasks)\n`);
+    expect(ran.stderr.split('\n')).toEqual([
+      `${path}: warning: line 2: unknown front-matter key "phase" is ignored`,
+      `${path}: warning: line 3: unknown front-matter key "wave" is ignored`,
+      `${path}: warning: line 4: unknown front-matter key "depends_on" is ignored`,
+      `${path}: warning: line 5: unknown front-matter key "maxIterations" is ignored (did you mean "max_iterations"?)`,
+      '',
+    ]);
+  });
+
+  it('lists every problem of every invalid plan as path:line: message, exits 64, no stack trace', async () => {
+    const many = `${BROKEN}/many-problems.md`;
+    const none = `${BROKEN}/no-tasks.md`;
+    const ran = await ralph('validate', many, `${VALID}/minimal.md`, none);
+    expect(ran.code).toBe(64);
+    expect(ran.stdout).toBe(`ok  ${VALID}/minimal.md  (minimal, 1 task)\n`);
+    expect(ran.stderr.split('\n')).toEqual([
+      `${many}:2: max_iterations: expected an integer >= 1, got 0 (a number)`,
+      `${many}:3: executor: expected one of anthropic, command, got "gpt"`,
+      `${many}:4: verify: expected a list of strings, got 7 (a number)`,
+      `${many}:8: <tasks> is never closed; add </tasks> after the last </task>`,
+      `${many}:9: task 1 has no <name>; give every task a <name>…</name>`,
+      `${none}: no <tasks> element; list the work as <tasks><task><name>…</name><action>…</action></task></tasks>`,
+      '',
+    ]);
+  });
+
+  it('reports files it cannot read (missing, a directory, empty) the same way', async () => {
+    const ran = await ralph('validate', 'no/such/plan.md', VALID, `${BROKEN}/empty.md`);
+    expect(ran.code).toBe(64);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toBe(
+      [
+        'no/such/plan.md: no such file; check the path',
+        `${VALID}: is a directory; give the path of a plan .md file`,
+        `${BROKEN}/empty.md: the file is empty; a plan needs at least <tasks> with one <task><name>…</name></task>`,
+        '',
+      ].join('\n'),
+    );
+    expect(ran.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('is a usage error (64) without a plan', async () => {
+    const ran = await ralph('validate');
+    expect(ran.code).toBe(64);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toContain("missing required argument 'plans'");
+  });
+});
