@@ -1,0 +1,58 @@
+// Shared by the command executor tests: fixtures, event filters, and a look at running processes.
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ExecutorEvent } from '../../../src/executors/types.js';
+
+export const AGENTS = fileURLToPath(new URL('../../fixtures/agents/', import.meta.url));
+export const STREAMS = fileURLToPath(new URL('../../fixtures/streams/', import.meta.url));
+
+export function streamFixture(name: string): Buffer {
+  return readFileSync(`${STREAMS}${name}`);
+}
+
+/** Events that carry meaning (transcript logging and heartbeats left out). */
+export function meaningful(events: ExecutorEvent[]): ExecutorEvent[] {
+  return events.filter((e) => e.type !== 'log' && e.type !== 'activity');
+}
+
+export function textOf(events: ExecutorEvent[], stream?: 'stdout' | 'stderr'): string {
+  return events
+    .filter((e): e is Extract<ExecutorEvent, { type: 'text' }> => e.type === 'text' && (stream === undefined || e.stream === stream))
+    .map((e) => e.chunk.toString())
+    .join('');
+}
+
+export function logOf(events: ExecutorEvent[], stream: 'stdout' | 'stderr'): Buffer {
+  return Buffer.concat(
+    events
+      .filter((e): e is Extract<ExecutorEvent, { type: 'log' }> => e.type === 'log' && e.stream === stream)
+      .map((e) => (typeof e.chunk === 'string' ? Buffer.from(e.chunk) : e.chunk)),
+  );
+}
+
+/** Alive and not a zombie (a dead process PID 1 has not reaped yet is as good as gone). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose command line contains `marker`. */
+export function runningWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'latin1').replaceAll('\0', ' ');
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(marker) && isRunning(Number(entry))) found.push(Number(entry));
+  }
+  return found;
+}
