@@ -8,6 +8,9 @@ export interface CliContext {
   exitCode: number;
   /** --debug: internal errors keep their stack traces. */
   debug: boolean;
+  /** Everything after the first `--`: the agent command of exec and batch. */
+  passThrough: string[];
+  env: NodeJS.ProcessEnv;
 }
 
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;

@@ -3,7 +3,9 @@ import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
 import type { CliContext, RegisterCommand } from './context.js';
+import { registerExec } from './commands/exec.js';
 import { registerParse } from './commands/parse.js';
+import { registerValidate } from './commands/validate.js';
 
 
 function version(): string {
@@ -15,7 +17,11 @@ export async function main(
   argv: string[],
   io: Pick<CliContext, 'stdout' | 'stderr'> = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
-  const ctx: CliContext = { ...io, exitCode: 0, debug: argv.includes('--debug') };
+  // What follows `--` is the agent's command line: commander never sees it.
+  const dashes = argv.indexOf('--');
+  const passThrough = dashes === -1 ? [] : argv.slice(dashes + 1);
+  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const ctx: CliContext = { ...io, exitCode: 0, debug: own.includes('--debug'), passThrough, env: process.env };
   const program = new Command('ralph')
     .description('Runs AI coding agents through plans until they are really done.')
     .version(version(), '-V, --version')
@@ -31,7 +37,7 @@ export async function main(
   for (const register of COMMANDS) register(program, ctx);
 
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(own, { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     return handleError(error, ctx);

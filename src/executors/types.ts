@@ -63,6 +63,8 @@ export type ExecutorEvent =
   | { type: 'tool'; name: string; summary: string; error?: string }
   /** The executor's own session id, for continuing the same conversation later. */
   | { type: 'session'; id: string }
+  /** The process group the executor started, so a crashed ralph's orphan can be stopped on resume. */
+  | { type: 'process'; pid: number }
   | { type: 'warning'; message: string }
   /**
    * The end of the iteration. `code` is the process exit code (or 0/1 for in-process executors);

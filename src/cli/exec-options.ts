@@ -1,0 +1,88 @@
+// The options of `ralph exec` (CONTRACT §5), declared once so `ralph batch` takes the same ones.
+// No commander defaults here: a flag that is not given must not override the plan's front matter.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULTS } from '../contract.js';
+import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
+import { parseDuration } from '../util/duration.js';
+
+const positiveInt = (name: string) => (value: string) => {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1, got "${value}".`);
+  return Number(value);
+};
+const nonNegativeInt = (name: string) => (value: string) => {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number, got "${value}".`);
+  return Number(value);
+};
+const duration = (name: string) => (value: string) => {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${name} must be a duration such as 90m, 1h30m, 45s or 500ms, got "${value}".`);
+  return ms;
+};
+const dollars = (value: string) => {
+  const n = Number(value.replace(/^\$/, ''));
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`--max-cost must be an amount in USD above 0, such as 5 or 2.50, got "${value}".`);
+  return n;
+};
+
+export function addExecOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--executor <name>', 'which executor runs the plan').choices(['anthropic', 'command']))
+    .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
+    .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, positiveInt('--max-iterations'))
+    .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, nonNegativeInt('--max-bailouts'))
+    .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime'))
+    .option('--max-cost <usd>', 'stop the run once it has cost this much (USD)', dollars)
+    .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout'))
+    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout'))
+    .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace'))
+    .option('--summary <file>', 'summary file (relative to the current directory)')
+    .option('--run-dir <dir>', 'run directory (default: .ralph/runs/<run-id> in the working directory)')
+    .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
+    .option('--model <name>', 'model for the anthropic executor')
+    .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, positiveInt('--context-budget'))
+    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', nonNegativeInt('--max-retries'))
+    .addOption(new Option('--stream-format <format>', 'how the command executor writes its output (default: text)').choices(['text', 'claude-json', 'codex-json']));
+}
+
+export interface RawExecFlags {
+  executor?: string;
+  cwd?: string;
+  maxIterations?: number;
+  maxBailouts?: number;
+  maxRuntime?: number;
+  maxCost?: number;
+  silenceTimeout?: number;
+  iterationTimeout?: number;
+  signalGrace?: number;
+  summary?: string;
+  runDir?: string;
+  prompts?: string;
+  model?: string;
+  contextBudget?: number;
+  maxRetries?: number;
+  streamFormat?: string;
+  resume?: string;
+}
+
+/** Commander's parsed flags (plus what came after `--`) as ExecOptions, without the plan path. */
+export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd: string): Omit<ExecOptions, 'planPath'> {
+  const o: Omit<ExecOptions, 'planPath'> = { cwd: flags.cwd ?? cwd };
+  if (flags.executor !== undefined) o.executor = flags.executor as ExecutorName;
+  if (passThrough.length > 0) o.command = passThrough;
+  if (flags.streamFormat !== undefined) o.streamFormat = flags.streamFormat as StreamFormat;
+  if (flags.model !== undefined) o.model = flags.model;
+  if (flags.maxIterations !== undefined) o.maxIterations = flags.maxIterations;
+  if (flags.maxBailouts !== undefined) o.maxBailouts = flags.maxBailouts;
+  if (flags.maxRuntime !== undefined) o.maxRuntimeMs = flags.maxRuntime;
+  if (flags.maxCost !== undefined) o.maxCostUsd = flags.maxCost;
+  if (flags.silenceTimeout !== undefined) o.silenceTimeoutMs = flags.silenceTimeout;
+  if (flags.iterationTimeout !== undefined) o.iterationTimeoutMs = flags.iterationTimeout;
+  if (flags.signalGrace !== undefined) o.signalGraceMs = flags.signalGrace;
+  if (flags.summary !== undefined) o.summary = flags.summary;
+  if (flags.runDir !== undefined) o.runDir = flags.runDir;
+  if (flags.prompts !== undefined) o.promptsDir = flags.prompts;
+  if (flags.contextBudget !== undefined) o.contextBudget = flags.contextBudget;
+  if (flags.maxRetries !== undefined) o.maxRetries = flags.maxRetries;
+  if (flags.resume !== undefined) o.resume = flags.resume;
+  return o;
+}

@@ -1,0 +1,27 @@
+// Builds the executor a run asked for. The anthropic SDK is loaded only when it is used.
+import type { RunConfig } from '../loop/run-config.js';
+import type { Executor } from './types.js';
+
+export async function createExecutor(config: RunConfig, env: NodeJS.ProcessEnv): Promise<Executor> {
+  switch (config.executor) {
+    case 'command': {
+      const { createCommandExecutor } = await import('./command/index.js');
+      return createCommandExecutor({ command: config.command!, streamFormat: config.streamFormat });
+    }
+    case 'anthropic': {
+      const { createAnthropicExecutor } = await import('./anthropic/index.js');
+      return createAnthropicExecutor({
+        apiKey: env.ANTHROPIC_API_KEY!,
+        ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+        ...(config.model !== undefined ? { model: config.model } : {}),
+        ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
+      });
+    }
+    default: {
+      const never: never = config.executor;
+      throw new Error(`unknown executor ${String(never)}`);
+    }
+  }
+}
+
+export type { Executor, ExecutorEvent, ExecutorRunOptions, Prompt, TokenUsage } from './types.js';

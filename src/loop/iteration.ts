@@ -1,0 +1,229 @@
+// One iteration: the executor runs with this iteration's prompt while its output streams through
+// the signal parsers. Every way the executor can be stopped early is raced here, and the first
+// cause is kept (silence, a timeout, a decision's grace, a limit, an error loop, an interrupt).
+import { StringDecoder } from 'node:string_decoder';
+import { DEFAULTS } from '../contract.js';
+import type { Executor, ExecutorEvent, Prompt, TokenUsage } from '../executors/types.js';
+import { addUsage, ZERO_USAGE } from '../executors/types.js';
+import { SignalParser, type ParserEvent, type Weighed } from '../signals/index.js';
+import type { Transcript } from '../runs/transcript.js';
+import type { RunBus } from './bus.js';
+import type { Clock } from './clock.js';
+import { ErrorLoopDetector } from './error-loop.js';
+import { SilenceWatchdog } from './silence-watchdog.js';
+
+export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop';
+
+export interface IterationInput {
+  executor: Executor;
+  prompt: Prompt;
+  fresh: boolean;
+  iteration: number;
+  cwd: string;
+  env: Record<string, string>;
+  bus: RunBus;
+  transcript: Transcript;
+  clock: Clock;
+  silenceTimeoutMs: number;
+  iterationTimeoutMs?: number;
+  signalGraceMs: number;
+  /** Aborted by the run: interrupt, or a run-wide limit (runtime). */
+  runSignal: AbortSignal;
+  /** Cost so far in the run, before this iteration (null: unknown). */
+  costBefore: number | null;
+  maxCostUsd?: number;
+  /** Whether anyone shows output (the UI); decoding text for nobody is wasted work. */
+  wantOutput: boolean;
+  onProcess?: (pid: number) => void;
+}
+
+export interface IterationResult {
+  weighed: Weighed[];
+  blockerObservation: boolean;
+  exitCode: number | null;
+  exitError?: string;
+  fatal: boolean;
+  stop?: { cause: StopCause; detail: string };
+  tokens: TokenUsage;
+  /** Cost reported in this iteration (null: none reported, or unknown price). */
+  costUsd: number | null;
+  /** Input tokens of the last request, for the context budget. */
+  contextTokens: number;
+  sessionId?: string;
+  durationMs: number;
+}
+
+export async function runIteration(input: IterationInput): Promise<IterationResult> {
+  const { bus, iteration, clock } = input;
+  const started = clock.now();
+  const abort = new AbortController();
+  let stop: IterationResult['stop'];
+  const stopWith = (cause: StopCause, detail: string) => {
+    if (stop) return;
+    stop = { cause, detail };
+    abort.abort(cause);
+  };
+
+  const result: IterationResult = {
+    weighed: [],
+    blockerObservation: false,
+    exitCode: null,
+    fatal: false,
+    tokens: { ...ZERO_USAGE },
+    costUsd: null,
+    contextTokens: 0,
+    durationMs: 0,
+  };
+
+  // A failed, blocked or bailout signal has decided the iteration: let the agent finish its
+  // sentence, then stop it instead of letting it run on and spend.
+  let graceTimer: unknown;
+  const onParserEvent = (stream: 'stdout' | 'stderr') => (e: ParserEvent) => {
+    switch (e.type) {
+      case 'signal':
+        result.weighed.push({ class: e.class, name: e.name, args: e.args, source: stream });
+        bus.emitEvent({ type: 'signal', iteration, name: e.name, args: e.args, source: stream, line: e.line });
+        if (e.class !== 'complete' && graceTimer === undefined) {
+          graceTimer = clock.setTimeout(
+            () => stopWith('signal_grace', `${e.name} signalled; the executor was stopped after ${input.signalGraceMs} ms of grace`),
+            input.signalGraceMs,
+          );
+        }
+        break;
+      case 'claim':
+        result.weighed.push({ class: 'complete', name: e.name, args: [], source: stream });
+        bus.emitEvent({ type: 'signal', iteration, name: e.name, args: [], source: stream, line: e.line });
+        break;
+      case 'malformed':
+        bus.emitEvent({ type: 'malformed', iteration, line: e.line, text: e.text, why: e.why, stream });
+        break;
+      case 'ignored':
+        bus.emitEvent({ type: 'ignored', iteration, line: e.line, text: e.text, why: e.why, stream });
+        break;
+      case 'observation':
+        if (e.record.valid && e.record.type === 'blocker') result.blockerObservation = true;
+        bus.emitEvent({ type: 'observation', iteration, record: e.record });
+        break;
+      default: {
+        const never: never = e;
+        throw new Error(`unknown parser event ${JSON.stringify(never)}`);
+      }
+    }
+  };
+  const parsers = { stdout: new SignalParser(onParserEvent('stdout')), stderr: new SignalParser(onParserEvent('stderr')) };
+  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+
+  const watchdog = new SilenceWatchdog({
+    timeoutMs: input.silenceTimeoutMs,
+    clock,
+    onWarn: (silentMs) => bus.emitEvent({ type: 'silence', iteration, silentMs, timeoutMs: input.silenceTimeoutMs }),
+    onFire: (silentMs) => stopWith('silence', `no output for ${Math.round(silentMs / 1000)} s (silence timeout ${Math.round(input.silenceTimeoutMs / 1000)} s)`),
+  });
+  const iterationTimer =
+    input.iterationTimeoutMs !== undefined
+      ? clock.setTimeout(() => stopWith('iteration_timeout', `the iteration ran longer than ${input.iterationTimeoutMs} ms`), input.iterationTimeoutMs)
+      : undefined;
+  const onRunAbort = () => {
+    const reason = input.runSignal.reason;
+    if (reason && typeof reason === 'object' && 'limit' in reason) stopWith('limit', String((reason as { limit: string }).limit));
+    else stopWith('interrupt', 'interrupted');
+  };
+  if (input.runSignal.aborted) onRunAbort();
+  else input.runSignal.addEventListener('abort', onRunAbort, { once: true });
+
+  const errorLoop = new ErrorLoopDetector();
+  const handle = (ev: ExecutorEvent): void => {
+    switch (ev.type) {
+      case 'text':
+        watchdog.touch();
+        if (!ev.parseOnly) input.transcript.write(ev.chunk);
+        // Shown before it is parsed, so a signal's line appears before ralph's word on it.
+        if (input.wantOutput) {
+          const text = typeof ev.chunk === 'string' ? ev.chunk : decoders[ev.stream].write(ev.chunk);
+          if (text) bus.emitEvent({ type: 'output', iteration, stream: ev.stream, text });
+        }
+        parsers[ev.stream].push(ev.chunk);
+        break;
+      case 'log':
+        watchdog.touch();
+        input.transcript.write(ev.chunk);
+        break;
+      case 'activity':
+        watchdog.touch();
+        break;
+      case 'usage': {
+        watchdog.touch();
+        result.tokens = addUsage(result.tokens, ev.tokens);
+        if (ev.costUsd !== null) result.costUsd = (result.costUsd ?? 0) + ev.costUsd;
+        if (ev.contextTokens !== undefined) result.contextTokens = ev.contextTokens;
+        bus.emitEvent({ type: 'usage', iteration, tokens: ev.tokens, costUsd: ev.costUsd, totalCostUsd: null, totalTokens: result.tokens });
+        const spent = input.costBefore === null && result.costUsd === null ? null : (input.costBefore ?? 0) + (result.costUsd ?? 0);
+        if (input.maxCostUsd !== undefined && spent !== null && spent >= input.maxCostUsd) {
+          stopWith('limit', `max_cost reached: $${spent.toFixed(4)} spent of $${input.maxCostUsd}`);
+        }
+        break;
+      }
+      case 'tool': {
+        watchdog.touch();
+        bus.emitEvent({ type: 'tool', iteration, name: ev.name, summary: ev.summary, ...(ev.error !== undefined ? { error: ev.error } : {}) });
+        if (ev.error !== undefined) {
+          const looping = errorLoop.record(`${ev.name}: ${ev.error}`);
+          if (looping) stopWith('error_loop', `the same tool error 3 times in a row (${ev.name}): ${ev.error.slice(0, 200)}`);
+        } else {
+          errorLoop.success();
+        }
+        break;
+      }
+      case 'session':
+        result.sessionId = ev.id;
+        break;
+      case 'process':
+        input.onProcess?.(ev.pid);
+        break;
+      case 'warning':
+        bus.emitEvent({ type: 'warning', iteration, message: ev.message });
+        break;
+      case 'exit':
+        result.exitCode = ev.code;
+        if (ev.error !== undefined) result.exitError = ev.error;
+        result.fatal = ev.fatal === true;
+        break;
+      default: {
+        const never: never = ev;
+        throw new Error(`unknown executor event ${JSON.stringify(never)}`);
+      }
+    }
+  };
+
+  try {
+    for await (const ev of input.executor.run({
+      prompt: input.prompt,
+      cwd: input.cwd,
+      fresh: input.fresh,
+      iteration,
+      env: input.env,
+      signal: abort.signal,
+    })) {
+      handle(ev);
+    }
+  } catch (error) {
+    // An executor must report failures as an exit event; one that throws is treated the same.
+    result.exitCode = null;
+    result.exitError = `the executor failed: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    watchdog.stop();
+    if (graceTimer !== undefined) clock.clearTimeout(graceTimer);
+    if (iterationTimer !== undefined) clock.clearTimeout(iterationTimer);
+    input.runSignal.removeEventListener('abort', onRunAbort);
+    parsers.stdout.end();
+    parsers.stderr.end();
+    for (const s of ['stdout', 'stderr'] as const) {
+      const rest = decoders[s].end();
+      if (rest && input.wantOutput) bus.emitEvent({ type: 'output', iteration, stream: s, text: rest });
+    }
+  }
+  if (stop) result.stop = stop;
+  result.durationMs = clock.now() - started;
+  return result;
+}
+

@@ -1,0 +1,602 @@
+// The iteration state machine of CONTRACT §1: one plan, run to one outcome. It never prints and
+// never installs process signal handlers; everything it does goes out as events on the bus.
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { EXIT_CODES, RALPH_ENV, type Outcome } from '../contract.js';
+import { UsageError } from '../errors.js';
+import { createExecutor } from '../executors/index.js';
+import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
+import { FindingsLog } from '../findings/findings-log.js';
+import { extractSection, isTaskCompleteChecked, loadPlan, type Plan } from '../plan/index.js';
+import { buildPrompt } from '../prompts/build-prompt.js';
+import { loadTemplates, render, type Templates } from '../prompts/templates.js';
+import { findRun } from '../runs/find-run.js';
+import { JsonlAppender } from '../runs/jsonl-appender.js';
+import { ralphAlive } from '../runs/liveness.js';
+import { globalStopRequest, runPaths, runsRoot, type RunPaths } from '../runs/paths.js';
+import { newRunId } from '../runs/run-id.js';
+import { loadState, saveState, type RunState } from '../runs/run-state.js';
+import { writeStatus } from '../runs/status-file.js';
+import { Transcript } from '../runs/transcript.js';
+import { decide, type Decision, type Weighed } from '../signals/index.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
+import { acceptanceGate } from './acceptance-gate.js';
+import { checkBlocker } from './blocker-check.js';
+import { RunBus } from './bus.js';
+import { systemClock, type Clock } from './clock.js';
+import type { RunEvent } from './events.js';
+import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
+import { commitsSince, headSha, repoRoot } from './git.js';
+import { runIteration, type IterationResult } from './iteration.js';
+import { resolveConfig, type RunConfig } from './run-config.js';
+import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
+import type { ExecOptions, RunResult } from './types.js';
+
+export interface RunHooks {
+  /** Aborting it interrupts the run: the executor is stopped, state saved, outcome `interrupted`. */
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  bus?: RunBus;
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  /** Whether output text is decoded into `output` events (someone shows it). */
+  wantOutput?: boolean;
+  /** Called once the run directory exists, with a function that writes an `interrupted` result synchronously. */
+  onEmergencyExit?: (writeNow: () => void) => void;
+}
+
+type Ending = { outcome: Outcome; reason: string };
+
+export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
+  const clock = hooks.clock ?? systemClock;
+  const env = hooks.env ?? process.env;
+  const bus = hooks.bus ?? new RunBus();
+  if (hooks.onEvent) bus.on('event', hooks.onEvent);
+
+  const cwd = resolve(options.cwd);
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    throw new UsageError(`the working directory ${cwd} does not exist`, 'Pass an existing folder with --cwd.');
+  }
+  const plan = await loadPlan(resolve(options.planPath));
+  const config = resolveConfig(options, plan, env);
+  const templates = loadTemplates(config.promptsDir);
+  const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
+  const { paths, state } = opened;
+  const executor = await createExecutor(config, env);
+  const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
+  return run.execute();
+}
+
+function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: string, clock: Clock) {
+  const startedAtMs = clock.now();
+  const runId = options.runDir !== undefined ? basename(resolve(options.runDir)) : newRunId(new Date(startedAtMs));
+  const paths = runPaths(options.runDir !== undefined ? resolve(options.runDir) : resolve(runsRoot(cwd), runId));
+  if (existsSync(paths.result) || existsSync(paths.state)) {
+    throw new UsageError(`the run directory ${paths.dir} already holds a run`, 'Use --resume to continue it, or choose another --run-dir.');
+  }
+  const state: RunState = {
+    version: 1,
+    runId,
+    plan: plan.id,
+    planPath: plan.path,
+    cwd,
+    executor: config.executor,
+    startedAt: new Date(startedAtMs).toISOString(),
+    startedAtMs,
+    iteration: 0,
+    bailouts: 0,
+    consecutiveBailouts: 0,
+    consecutiveFailures: 0,
+    consecutiveBlockRejections: 0,
+    costUsd: null,
+    tokens: { ...ZERO_USAGE },
+    signals: [],
+    warnings: [],
+    prUrl: null,
+    headAtStart: null,
+    iterationStart: null,
+    executorPid: null,
+    pid: process.pid,
+    feedback: null,
+    nextFresh: true,
+    nextPromptKind: 'continue',
+    outcome: null,
+  };
+  return { paths, state, mode: 'new' as const, note: undefined };
+}
+
+async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
+  const paths = findRun(cwd, options.resume, options.runDir);
+  const state = loadState(paths.state);
+  if (!state) throw new UsageError(`cannot resume ${paths.dir}: it has no readable state.json`);
+  if (state.plan !== plan.id) {
+    throw new UsageError(`run ${state.runId} is for plan "${state.plan}", not "${plan.id}"`, `Resume it with: ralph exec ${state.planPath} --resume ${state.runId}`);
+  }
+  if (state.outcome === 'complete') throw new UsageError(`run ${state.runId} already ended complete: nothing to resume`);
+  if (state.pid !== process.pid && state.outcome === null && ralphAlive(state.pid)) {
+    throw new UsageError(`run ${state.runId} is still running (pid ${state.pid})`, `Stop it first: ralph stop ${state.runId}`);
+  }
+  let note: string | undefined;
+  if (state.outcome === null) note = `ralph (pid ${state.pid}) ended without writing a result`;
+  if (state.executorPid !== null) {
+    const { processGroupAlive, terminateProcessGroup } = await import('../executors/command/index.js');
+    if (processGroupAlive(state.executorPid)) {
+      await terminateProcessGroup(state.executorPid, 5_000);
+      note = `${note ?? 'resuming'}; its executor (process group ${state.executorPid}) was still running and was stopped`;
+    }
+    state.executorPid = null;
+  }
+  state.pid = process.pid;
+  state.outcome = null;
+  return { paths, state, mode: 'resume' as const, note };
+}
+
+interface PlanRunInit {
+  plan: Plan;
+  config: RunConfig;
+  templates: Templates;
+  paths: RunPaths;
+  state: RunState;
+  executor: Executor;
+  bus: RunBus;
+  clock: Clock;
+  hooks: RunHooks;
+  mode: 'new' | 'resume';
+  resumeNote: string | undefined;
+}
+
+class PlanRun {
+  private readonly plan: Plan;
+  private readonly config: RunConfig;
+  private readonly state: RunState;
+  private readonly paths: RunPaths;
+  private readonly bus: RunBus;
+  private readonly clock: Clock;
+  private readonly events: JsonlAppender;
+  private readonly findings: FindingsLog;
+  private readonly rules: StopRule[];
+  private readonly runAbort = new AbortController();
+  private resumeReason: string | undefined;
+  private repo: string;
+  private startedThisSession: number;
+
+  constructor(private readonly init: PlanRunInit) {
+    this.plan = init.plan;
+    this.config = init.config;
+    this.state = init.state;
+    this.paths = init.paths;
+    this.bus = init.bus;
+    this.clock = init.clock;
+    this.events = new JsonlAppender(this.paths.events);
+    this.findings = new FindingsLog(this.paths.findings);
+    this.repo = repoRoot(this.config.cwd) ?? this.config.cwd;
+    this.startedThisSession = this.clock.now();
+    this.rules = [iterationCountIs(this.config.maxIterations)];
+    if (this.config.maxCostUsd !== undefined) this.rules.push(costIs(this.config.maxCostUsd));
+    if (this.config.maxRuntimeMs !== undefined) this.rules.push(runtimeIs(this.config.maxRuntimeMs));
+    this.bus.on('event', (e) => this.record(e));
+  }
+
+  /** events.jsonl gets every event but raw output (that is in the transcripts); findings.jsonl gets observations. */
+  private record(e: RunEvent): void {
+    if (e.type === 'output') return;
+    const at = new Date(this.clock.now()).toISOString();
+    this.events.append({ at, ...e });
+    if (e.type === 'observation') {
+      this.findings.append({ run: this.state.runId, plan: this.state.plan, iteration: e.iteration, at, record: e.record });
+    }
+    if (e.type === 'warning' && !this.state.warnings.includes(e.message)) this.state.warnings.push(e.message);
+  }
+
+  private emit(e: RunEvent): void {
+    this.bus.emitEvent(e);
+  }
+
+  private warn(message: string, iteration?: number): void {
+    this.emit({ type: 'warning', message, ...(iteration !== undefined ? { iteration } : {}) });
+  }
+
+  private status(state: string): void {
+    writeStatus(this.paths.status, {
+      repo: this.repo,
+      plan: this.plan.path,
+      started: this.state.startedAt,
+      mode: this.config.executor,
+      task: this.state.outcome === null ? this.currentTask() : null,
+      state,
+      iteration: this.state.iteration,
+      pid: process.pid,
+    });
+    saveState(this.paths.state, this.state);
+  }
+
+  /** The first task whose name the plan's Progress section does not mention yet. */
+  private currentTask(): string | null {
+    const progress = (this.readPlanText() && extractSection(this.readPlanText()!, 'Progress')) ?? '';
+    return this.plan.tasks.find((t) => !progress.includes(t.name))?.name ?? null;
+  }
+
+  private readPlanText(): string | undefined {
+    try {
+      return readFileSync(this.plan.path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  private elapsedMs(): number {
+    return this.clock.now() - this.state.startedAtMs;
+  }
+
+  async execute(): Promise<RunResult> {
+    const { hooks } = this.init;
+    hooks.onEmergencyExit?.(() => {
+      if (this.state.executorPid !== null) {
+        try {
+          process.kill(-this.state.executorPid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        this.state.executorPid = null;
+      }
+      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with --resume ${this.state.runId}` });
+    });
+    const onAbort = () => this.runAbort.abort('interrupt');
+    if (hooks.signal?.aborted) onAbort();
+    else hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    let runtimeTimer: unknown;
+    if (this.config.maxRuntimeMs !== undefined) {
+      const left = Math.max(0, this.config.maxRuntimeMs - this.elapsedMs());
+      runtimeTimer = this.clock.setTimeout(() => {
+        const reason = firstLimit([runtimeIs(this.config.maxRuntimeMs!)], this.limitContext())?.reason ?? 'max_runtime reached';
+        this.runAbort.abort({ limit: reason });
+      }, left);
+    }
+    try {
+      const ending = await this.loop();
+      return this.finish(ending);
+    } finally {
+      if (runtimeTimer !== undefined) this.clock.clearTimeout(runtimeTimer);
+      hooks.signal?.removeEventListener('abort', onAbort);
+      this.events.close();
+      this.findings.close();
+    }
+  }
+
+  private limitContext() {
+    return { iteration: this.state.iteration, costUsd: this.state.costUsd, elapsedMs: this.elapsedMs() };
+  }
+
+  private async loop(): Promise<Ending> {
+    const { state, config, plan } = this;
+    this.emit({
+      type: 'run-start',
+      runId: state.runId,
+      runDir: this.paths.dir,
+      plan: plan.id,
+      planPath: plan.path,
+      cwd: config.cwd,
+      mode: this.init.mode,
+      executor: config.executor,
+      maxIterations: config.maxIterations,
+      startedAt: state.startedAt,
+    });
+    this.status('starting');
+
+    if (this.init.mode === 'new') {
+      const removed = removeStaleSignalFiles(config.cwd);
+      if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
+      state.headAtStart = headSha(config.cwd);
+      if (isTaskCompleteChecked(plan.text)) {
+        this.warn('the plan already has a checked "[x] TASK_COMPLETE" box at the start: it is stale and ignored');
+      }
+    } else {
+      if (this.init.resumeNote) this.warn(this.init.resumeNote);
+      // The interrupted iteration counts: its signal files are weighed as its claims first.
+      const interrupted = state.iterationStart;
+      if (interrupted && state.iteration > 0) {
+        const fc = fileClaims(config.cwd, interrupted.files);
+        const weighed = [...fc.claims, ...this.checkboxClaim(interrupted.checkbox)];
+        if (weighed.length > 0) {
+          const ending = await this.settle(state.iteration, weighed, fc, undefined);
+          if (ending) return ending;
+        } else {
+          this.resumeReason = 'the previous run was interrupted';
+        }
+      } else {
+        this.resumeReason = 'the previous run was interrupted';
+      }
+      state.iterationStart = null;
+      state.nextFresh = true;
+      this.resumeReason ??= 'the previous run was interrupted';
+    }
+
+    for (;;) {
+      if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
+      const limit = firstLimit(this.rules, this.limitContext());
+      if (limit) return { outcome: 'exhausted', reason: limit.reason };
+      const stopFile = [this.paths.stopRequest, globalStopRequest(config.cwd)].find((p) => existsSync(p));
+      if (stopFile) {
+        rmSync(stopFile, { force: true });
+        return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with --resume ${state.runId}` };
+      }
+
+      state.iteration++;
+      const n = state.iteration;
+      const fresh = state.nextFresh;
+      const planText = this.readPlanText() ?? plan.text;
+      const { prompt, kind } = buildPrompt({
+        templates: this.init.templates,
+        iteration: n,
+        maxIterations: config.maxIterations,
+        cwd: config.cwd,
+        planPath: plan.path,
+        planId: plan.id,
+        planText,
+        summaryPath: config.summaryPath,
+        fresh,
+        ...(fresh && this.resumeReason !== undefined ? { resumeReason: this.resumeReason } : {}),
+        ...(extractSection(planText, 'Progress') !== undefined ? { progress: extractSection(planText, 'Progress')! } : {}),
+        ...(extractSection(planText, 'Observations') !== undefined ? { observations: extractSection(planText, 'Observations')! } : {}),
+        ...(state.feedback ? { feedback: state.feedback } : {}),
+      });
+      state.feedback = null;
+      this.resumeReason = undefined;
+      state.iterationStart = {
+        at: this.clock.now(),
+        head: headSha(config.cwd),
+        files: snapshotSignalFiles(config.cwd),
+        checkbox: isTaskCompleteChecked(planText),
+      };
+      this.status('running');
+      this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
+
+      const transcript = new Transcript(this.paths.transcript(n));
+      let result: IterationResult;
+      try {
+        result = await runIteration({
+          executor: this.init.executor,
+          prompt,
+          fresh,
+          iteration: n,
+          cwd: config.cwd,
+          env: this.executorEnv(n, fresh),
+          bus: this.bus,
+          transcript,
+          clock: this.clock,
+          silenceTimeoutMs: config.silenceTimeoutMs,
+          ...(config.iterationTimeoutMs !== undefined ? { iterationTimeoutMs: config.iterationTimeoutMs } : {}),
+          signalGraceMs: config.signalGraceMs,
+          runSignal: this.runAbort.signal,
+          costBefore: state.costUsd,
+          ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+          wantOutput: this.init.hooks.wantOutput ?? false,
+          onProcess: (pid) => {
+            state.executorPid = pid;
+            saveState(this.paths.state, state);
+          },
+        });
+      } finally {
+        transcript.close();
+      }
+      state.executorPid = null;
+      state.tokens = addUsage(state.tokens, result.tokens);
+      if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
+      this.emit({
+        type: 'usage',
+        iteration: n,
+        tokens: result.tokens,
+        costUsd: result.costUsd,
+        totalCostUsd: state.costUsd,
+        totalTokens: state.tokens,
+      });
+
+      if (result.stop?.cause === 'interrupt') {
+        // Left for --resume: the interrupted iteration's files are weighed then.
+        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+        return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with --resume ${state.runId}` };
+      }
+      const fc = fileClaims(config.cwd, state.iterationStart.files);
+      const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim(state.iterationStart.checkbox)];
+      const ending = await this.settle(n, weighed, fc, result);
+      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
+      if (ending) return ending;
+    }
+  }
+
+  private interruptedOrLimit(): Ending {
+    const reason = this.runAbort.signal.reason;
+    if (reason && typeof reason === 'object' && 'limit' in reason) return { outcome: 'exhausted', reason: String((reason as { limit: string }).limit) };
+    return { outcome: 'interrupted', reason: `interrupted; resume with --resume ${this.state.runId}` };
+  }
+
+  private checkboxClaim(checkedAtStart: boolean): Weighed[] {
+    const text = this.readPlanText();
+    if (checkedAtStart || text === undefined || !isTaskCompleteChecked(text)) return [];
+    return [{ class: 'complete', name: '[x] TASK_COMPLETE', args: [], source: 'checkbox' }];
+  }
+
+  private executorEnv(iteration: number, fresh: boolean): Record<string, string> {
+    return {
+      [RALPH_ENV.runId]: this.state.runId,
+      [RALPH_ENV.runDir]: this.paths.dir,
+      [RALPH_ENV.plan]: this.plan.path,
+      [RALPH_ENV.summary]: this.config.summaryPath,
+      [RALPH_ENV.iteration]: String(iteration),
+      [RALPH_ENV.freshContext]: fresh ? '1' : '0',
+    };
+  }
+
+  /**
+   * Weighs one iteration's signals and claims and applies the decision. Returns how the run
+   * ends, or undefined to go on (with state.nextFresh and state.feedback set for the next one).
+   */
+  private async settle(n: number, weighed: Weighed[], fc: FileClaims, result: IterationResult | undefined): Promise<Ending | undefined> {
+    const { state, config } = this;
+    for (const w of weighed) state.signals.push({ iteration: n, name: w.name, args: w.args, source: w.source });
+    const prUrl = findPrUrl(config.cwd);
+    if (prUrl) state.prUrl = prUrl;
+
+    let decision: Decision = decide(weighed);
+    const stop = result?.stop;
+    let recovered = false;
+    if (stop?.cause === 'silence') {
+      if (decision.kind === 'none') {
+        const commits = commitsSince(config.cwd, state.iterationStart?.head ?? null);
+        if (commits === 0) return { outcome: 'off_rails', reason: `off the rails: ${stop.detail}; no completion file and no commits to recover from` };
+        decision = { kind: 'complete', name: 'recovery', source: `${commits} commit(s)` };
+        this.warn(`recovered after silence: ${commits} commit(s) since iteration ${n} started count as a completion claim`, n);
+      } else if (decision.kind === 'complete') {
+        this.warn(`recovered after silence: ${decision.source} counts as a completion claim`, n);
+      }
+      recovered = decision.kind === 'complete';
+    }
+    if (stop?.cause === 'error_loop' && (decision.kind === 'none' || decision.kind === 'bailout')) {
+      return { outcome: 'off_rails', reason: `off the rails: ${stop.detail}` };
+    }
+    this.emit({ type: 'decision', iteration: n, decision });
+
+    if (decision.kind !== 'bailout') state.consecutiveBailouts = 0;
+    if (decision.kind !== 'none') state.consecutiveFailures = 0;
+    if (decision.kind !== 'blocked') state.consecutiveBlockRejections = 0;
+
+    switch (decision.kind) {
+      case 'complete': {
+        this.status('verifying');
+        const gate = await acceptanceGate({
+          planId: this.plan.id,
+          summaryPath: config.summaryPath,
+          requireSummary: config.requireSummary,
+          verify: config.verify,
+          cwd: config.cwd,
+          runStartedAtMs: state.startedAtMs,
+          signal: this.runAbort.signal,
+        });
+        this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason });
+        if (gate.complete) return { outcome: 'complete', reason: `${decision.name} accepted: ${gate.reason}` };
+        if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
+        if (recovered) return { outcome: 'off_rails', reason: `off the rails: ${stop!.detail}; the recovery claim was rejected: ${gate.reason}` };
+        const moved = moveAside(config.cwd, fc.files.filter((f) => f !== 'BLOCKED.md'), this.paths.rejected(n));
+        if (moved.length) this.warn(`moved the rejected claim's files into ${this.paths.rejected(n)}: ${moved.join(', ')}`, n);
+        state.feedback = render(this.init.templates['feedback-completion-rejected'], { claim: decision.name, reason: gate.reason });
+        state.nextFresh = false;
+        return undefined;
+      }
+      case 'bailout': {
+        state.bailouts++;
+        state.consecutiveBailouts++;
+        if (state.consecutiveBailouts > config.maxBailouts) {
+          return { outcome: 'exhausted', reason: `max_bailouts reached: ${state.consecutiveBailouts} bailouts in a row (limit ${config.maxBailouts}); last: ${decision.reason}` };
+        }
+        this.startFresh(decision.reason);
+        return undefined;
+      }
+      case 'failed':
+        return { outcome: 'failed', reason: decision.reason };
+      case 'blocked': {
+        const verdict = checkBlocker({
+          reason: decision.reason,
+          hasEvidence: (result?.blockerObservation ?? false) || fc.blockedEvidence !== undefined,
+          reject: config.rejectBlockers,
+        });
+        if (verdict.valid) return this.escalate(decision.reason, fc, 'blocked');
+        state.consecutiveBlockRejections++;
+        this.emit({ type: 'gate', iteration: n, accepted: false, reason: `blocker rejected: ${verdict.why}` });
+        if (state.consecutiveBlockRejections >= 2) {
+          return this.escalate(decision.reason, fc, `escalated after blocker claims were rejected in two iterations in a row (last: ${verdict.why})`);
+        }
+        moveAside(config.cwd, fc.files.filter((f) => f === 'BLOCKED.md'), this.paths.rejected(n));
+        state.feedback = render(this.init.templates['feedback-blocker-rejected'], { reason: decision.reason, why: verdict.why });
+        state.nextFresh = false;
+        return undefined;
+      }
+      case 'none': {
+        if (result?.fatal) return { outcome: 'failed', reason: result.exitError ?? 'the executor could not run' };
+        const stoppedByUs = result?.stop !== undefined;
+        if (result && !stoppedByUs && result.exitCode !== 0) {
+          state.consecutiveFailures++;
+          const why = result.exitError ?? `exited ${result.exitCode ?? 'by a signal'}`;
+          this.warn(`iteration ${n}: the executor ${why} without a decision`, n);
+          if (state.consecutiveFailures >= 3) {
+            return { outcome: 'failed', reason: `the executor exited non-zero without a decision 3 times in a row (last: ${why})` };
+          }
+        } else {
+          state.consecutiveFailures = 0;
+        }
+        if (result && result.contextTokens > config.contextBudget) {
+          state.bailouts++;
+          state.consecutiveBailouts++;
+          state.signals.push({ iteration: n, name: 'BAILOUT', args: ['context_budget'], source: 'ralph' });
+          if (state.consecutiveBailouts > config.maxBailouts) {
+            return { outcome: 'exhausted', reason: `max_bailouts reached: ${state.consecutiveBailouts} bailouts in a row (last: context_budget)` };
+          }
+          this.startFresh('context_budget');
+          return undefined;
+        }
+        state.nextFresh = false;
+        return undefined;
+      }
+      default: {
+        const never: never = decision;
+        throw new Error(`unknown decision ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private startFresh(reason: string): void {
+    this.state.nextFresh = true;
+    this.resumeReason = reason;
+  }
+
+  private escalate(reason: string, fc: FileClaims, how: string): Ending {
+    const lines = [
+      '# Blocked',
+      '',
+      `Run: ${this.state.runId}`,
+      `Plan: ${this.plan.id} (${this.plan.path})`,
+      `Iteration: ${this.state.iteration}`,
+      `Reason: ${reason}`,
+      `Escalation: ${how}`,
+      '',
+    ];
+    if (fc.blockedEvidence !== undefined) lines.push('## Evidence (BLOCKED.md)', '', fc.blockedEvidence, '');
+    writeFileAtomicSync(this.paths.blocked, `${lines.join('\n')}\n`);
+    return { outcome: 'blocked', reason: how === 'blocked' ? reason : `${reason} (${how})` };
+  }
+
+  private buildResult(ending: Ending): RunResult {
+    const s = this.state;
+    return {
+      run: s.runId,
+      plan: s.plan,
+      outcome: ending.outcome,
+      exitCode: EXIT_CODES[ending.outcome],
+      reason: ending.reason,
+      iterations: s.iteration,
+      bailouts: s.bailouts,
+      signals: s.signals,
+      prUrl: s.prUrl,
+      costUsd: s.costUsd,
+      tokens: s.tokens,
+      startedAt: s.startedAt,
+      endedAt: new Date(this.clock.now()).toISOString(),
+      warnings: s.warnings,
+      runDir: this.paths.dir,
+    };
+  }
+
+  private writeResultSync(ending: Ending): RunResult {
+    const result = this.buildResult(ending);
+    this.state.outcome = ending.outcome;
+    if (ending.outcome !== 'interrupted') this.state.iterationStart = null;
+    writeFileAtomicSync(this.paths.result, `${JSON.stringify(result, null, 2)}\n`);
+    this.status(ending.outcome);
+    return result;
+  }
+
+  private finish(ending: Ending): RunResult {
+    const result = this.writeResultSync(ending);
+    this.emit({ type: 'run-end', outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, result });
+    return result;
+  }
+}

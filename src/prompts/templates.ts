@@ -1,0 +1,39 @@
+// Prompt text lives in template files (top-level prompts/), loaded at run time; `--prompts DIR`
+// overrides any of them by file name.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../errors.js';
+
+export const TEMPLATE_NAMES = [
+  'instructions-full',
+  'instructions-condensed',
+  'message-first',
+  'message-continue',
+  'message-resume',
+  'feedback-completion-rejected',
+  'feedback-blocker-rejected',
+] as const;
+export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+export type Templates = Record<TemplateName, string>;
+
+/** The package's own prompts/ folder (from dist/prompts/ or src/prompts/). */
+export const BUILTIN_PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
+
+export function loadTemplates(overrideDir?: string): Templates {
+  if (overrideDir !== undefined && !existsSync(overrideDir)) {
+    throw new UsageError(`--prompts ${overrideDir}: no such folder`, `It should hold any of: ${TEMPLATE_NAMES.map((n) => `${n}.md`).join(', ')}.`);
+  }
+  const out = {} as Templates;
+  for (const name of TEMPLATE_NAMES) {
+    const own = overrideDir ? join(overrideDir, `${name}.md`) : undefined;
+    const path = own && existsSync(own) ? own : join(BUILTIN_PROMPTS_DIR, `${name}.md`);
+    out[name] = readFileSync(path, 'utf8');
+  }
+  return out;
+}
+
+/** Replaces {{name}}; a name the caller does not know is left as written. */
+export function render(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => (Object.hasOwn(vars, key) ? String(vars[key]) : whole));
+}

@@ -1,0 +1,8 @@
+import { randomBytes } from 'node:crypto';
+
+/** Sortable by time, unique enough for one working directory: 20261122-021500-a1b2. */
+export function newRunId(now = new Date()): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const stamp = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}

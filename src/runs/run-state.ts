@@ -1,0 +1,54 @@
+// state.json: everything --resume needs to carry a run on (counters, snapshots, the executor's
+// process group). STATUS.json stays the small public shape of CONTRACT §3.
+import { readFileSync } from 'node:fs';
+import type { TokenUsage } from '../executors/types.js';
+import type { SignalRecord } from '../loop/types.js';
+import type { Outcome } from '../contract.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
+import type { FileSnapshot } from '../loop/file-signals.js';
+
+export interface RunState {
+  version: 1;
+  runId: string;
+  plan: string;
+  planPath: string;
+  cwd: string;
+  executor: string;
+  startedAt: string;
+  startedAtMs: number;
+  iteration: number;
+  bailouts: number;
+  consecutiveBailouts: number;
+  consecutiveFailures: number;
+  consecutiveBlockRejections: number;
+  costUsd: number | null;
+  tokens: TokenUsage;
+  signals: SignalRecord[];
+  warnings: string[];
+  prUrl: string | null;
+  headAtStart: string | null;
+  /** What the signal files and the checkbox looked like when the current iteration started. */
+  iterationStart: { at: number; head: string | null; files: FileSnapshot; checkbox: boolean } | null;
+  /** Process group of the executor while an iteration runs. */
+  executorPid: number | null;
+  pid: number;
+  /** Text the next iteration's prompt carries: a rejection, a bailout reason. */
+  feedback: string | null;
+  nextFresh: boolean;
+  nextPromptKind: 'resume' | 'continue';
+  outcome: Outcome | null;
+}
+
+export function saveState(path: string, state: RunState): void {
+  // Synchronous: it is also written on the way out of a second Ctrl+C.
+  writeFileAtomicSync(path, `${JSON.stringify(state, null, 2)}\n`);
+}
+
+export function loadState(path: string): RunState | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as RunState;
+    return value && value.version === 1 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,27 @@
+// STATUS.json (CONTRACT §3), rewritten atomically on every state change.
+import { readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
+
+export interface StatusFile {
+  repo: string;
+  plan: string;
+  started: string;
+  mode: string;
+  task: string | null;
+  state: string;
+  iteration: number;
+  pid: number;
+  updated: string;
+}
+
+export function writeStatus(path: string, status: Omit<StatusFile, 'updated'>): void {
+  writeFileAtomicSync(path, `${JSON.stringify({ ...status, updated: new Date().toISOString() }, null, 2)}\n`);
+}
+
+export function readStatus(path: string): StatusFile | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as StatusFile;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,49 @@
+// One human line per event worth showing; undefined for events that are not (output, usage).
+import type { RunEvent } from '../loop/events.js';
+import { formatDuration } from '../util/duration.js';
+import { stripControl } from './sanitize.js';
+
+function money(usd: number | null): string {
+  return usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`;
+}
+
+export function describeEvent(e: RunEvent): string | undefined {
+  switch (e.type) {
+    case 'run-start':
+      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with the ${e.executor} executor (run dir ${e.runDir})`;
+    case 'iteration-start':
+      return `iteration ${e.iteration}/${e.maxIterations} started (${e.fresh ? 'fresh context' : 'same context'}, ${e.prompt} prompt)`;
+    case 'signal':
+      return `signal ${e.name}${e.args.length ? `:${stripControl(e.args.join(':'))}` : ''} (${e.source}${e.line !== undefined ? ` line ${e.line}` : ''})`;
+    case 'malformed':
+      return `malformed signal ignored at ${e.stream} line ${e.line}: ${stripControl(e.why)}`;
+    case 'ignored':
+      return undefined;
+    case 'observation':
+      return e.record.valid
+        ? `observation [${e.record.severity}] ${e.record.type}: ${stripControl(e.record.title ?? '')}`
+        : `invalid observation recorded: ${stripControl(e.record.error ?? '')}`;
+    case 'tool':
+      return e.error !== undefined ? `tool ${stripControl(e.name)} failed: ${stripControl(e.error.split('\n')[0] ?? '').slice(0, 160)}` : undefined;
+    case 'warning':
+      return `warning: ${stripControl(e.message)}`;
+    case 'silence':
+      return `no output for ${formatDuration(e.silentMs)} (the executor is stopped at ${formatDuration(e.timeoutMs)})`;
+    case 'decision':
+      return `decision: ${e.decision.kind}${'reason' in e.decision && e.decision.reason ? ` (${stripControl(e.decision.reason)})` : ''}`;
+    case 'gate':
+      return e.accepted ? `accepted: ${stripControl(e.reason)}` : `rejected: ${stripControl(e.reason).split('\n')[0]}`;
+    case 'iteration-end':
+      return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
+    case 'run-end':
+      return `run ${e.outcome} (exit ${e.exitCode}): ${stripControl(e.reason)} — ${e.result.iterations} iteration(s), ${money(e.result.costUsd)}; results in ${e.result.runDir ?? ''}`;
+    case 'state':
+    case 'output':
+    case 'usage':
+      return undefined;
+    default: {
+      const never: never = e;
+      throw new Error(`unknown event ${JSON.stringify(never)}`);
+    }
+  }
+}
