@@ -7,6 +7,8 @@ import { registerExec } from './commands/exec.js';
 import { registerParse } from './commands/parse.js';
 import { registerValidate } from './commands/validate.js';
 
+const COMMANDS: RegisterCommand[] = [registerExec, registerParse, registerValidate];
+
 
 function version(): string {
   const require = createRequire(import.meta.url);
