@@ -5,9 +5,11 @@ import { RalphError } from '../errors.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { registerExec } from './commands/exec.js';
 import { registerParse } from './commands/parse.js';
+import { registerStatus } from './commands/status.js';
+import { registerStop } from './commands/stop.js';
 import { registerValidate } from './commands/validate.js';
 
-const COMMANDS: RegisterCommand[] = [registerExec, registerParse, registerValidate];
+const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate];
 
 
 function version(): string {

@@ -62,9 +62,20 @@ export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promi
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
+  state.limits = limitsOf(config);
   const executor = await createExecutor(config, env);
   const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
   return run.execute();
+}
+
+function limitsOf(config: RunConfig): RunState['limits'] {
+  return {
+    maxIterations: config.maxIterations,
+    maxBailouts: config.maxBailouts,
+    maxCostUsd: config.maxCostUsd ?? null,
+    maxRuntimeMs: config.maxRuntimeMs ?? null,
+    silenceTimeoutMs: config.silenceTimeoutMs,
+  };
 }
 
 function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: string, clock: Clock) {
@@ -101,6 +112,7 @@ function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: strin
     nextFresh: true,
     nextPromptKind: 'continue',
     outcome: null,
+    limits: limitsOf(config),
   };
   return { paths, state, mode: 'new' as const, note: undefined };
 }

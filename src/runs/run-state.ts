@@ -37,6 +37,16 @@ export interface RunState {
   nextFresh: boolean;
   nextPromptKind: 'resume' | 'continue';
   outcome: Outcome | null;
+  /** The limits in force (flags over front matter), for `ralph status`. */
+  limits: RunLimits;
+}
+
+export interface RunLimits {
+  maxIterations: number;
+  maxBailouts: number;
+  maxCostUsd: number | null;
+  maxRuntimeMs: number | null;
+  silenceTimeoutMs: number;
 }
 
 export function saveState(path: string, state: RunState): void {

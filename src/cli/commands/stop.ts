@@ -1,0 +1,23 @@
+import type { RegisterCommand } from '../context.js';
+
+export const registerStop: RegisterCommand = (program, ctx) => {
+  program
+    .command('stop')
+    .description('ask a running run to stop after its current iteration (it can be resumed with --resume)')
+    .argument('[run]', 'a run id, or latest', 'latest')
+    .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
+    .option('--run-dir <dir>', 'a run directory to address directly')
+    .action(async (run: string, flags: { cwd?: string; runDir?: string }) => {
+      const { writeFileSync } = await import('node:fs');
+      const { findRun } = await import('../../runs/find-run.js');
+      const { viewRun } = await import('../../runs/run-view.js');
+      const paths = findRun(flags.cwd ?? process.cwd(), run, flags.runDir);
+      const view = viewRun(paths);
+      if (view.health !== 'running' && view.health !== 'stale') {
+        ctx.stdout.write(`run ${view.runId} is not running (${view.health}): nothing to stop\n`);
+        return;
+      }
+      writeFileSync(paths.stopRequest, `stop requested at ${new Date().toISOString()}\n`);
+      ctx.stdout.write(`asked run ${view.runId} to stop after its current iteration (${paths.stopRequest})\n`);
+    });
+};

@@ -1,0 +1,60 @@
+import { findRun } from '../runs/find-run.js';
+import { viewRun, type RunView } from '../runs/run-view.js';
+import { formatDuration } from '../util/duration.js';
+import type { CliContext } from './context.js';
+
+export function statusCommand(run: string, flags: { cwd?: string; runDir?: string; json?: boolean }, ctx: CliContext): number {
+  const view = viewRun(findRun(flags.cwd ?? process.cwd(), run, flags.runDir));
+  if (flags.json) {
+    ctx.stdout.write(`${JSON.stringify(summarise(view))}\n`);
+    return 0;
+  }
+  const s = summarise(view);
+  const lines = [
+    `run        ${s.run}  (${s.dir})`,
+    `health     ${s.health}: ${s.why}`,
+    `plan       ${s.plan ?? '?'}`,
+    `state      ${s.state ?? '?'}, iteration ${s.iteration}${s.limits ? ` of ${s.limits.maxIterations}` : ''}`,
+    `left       ${s.left.join(', ') || 'unknown'}`,
+    `cost       ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(4)}`}, ${s.tokens} tokens`,
+    `signals    ${s.signalFiles.length ? s.signalFiles.join(', ') : 'no signal files present'}`,
+    `last event ${s.lastEventAt ?? 'none'}`,
+  ];
+  if (s.outcome) lines.push(`outcome    ${s.outcome} (exit ${s.exitCode}): ${s.reason}`);
+  ctx.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+function summarise(v: RunView) {
+  const st = v.state;
+  const limits = st?.limits;
+  const iteration = st?.iteration ?? v.status?.iteration ?? v.result?.iterations ?? 0;
+  const costUsd = v.result?.costUsd ?? st?.costUsd ?? null;
+  const left: string[] = [];
+  if (limits && st) {
+    left.push(`${Math.max(0, limits.maxIterations - iteration)} iteration(s)`);
+    left.push(`${Math.max(0, limits.maxBailouts - st.consecutiveBailouts)} bailout(s) in a row`);
+    if (limits.maxCostUsd !== null) left.push(`$${Math.max(0, limits.maxCostUsd - (costUsd ?? 0)).toFixed(4)}`);
+    if (limits.maxRuntimeMs !== null) left.push(formatDuration(Math.max(0, st.startedAtMs + limits.maxRuntimeMs - Date.now())));
+  }
+  const t = v.result?.tokens ?? st?.tokens;
+  return {
+    run: v.runId,
+    dir: v.dir,
+    health: v.health,
+    why: v.why,
+    plan: v.status?.plan ?? st?.planPath ?? null,
+    state: v.status?.state ?? null,
+    iteration,
+    limits: limits ?? null,
+    left,
+    costUsd,
+    tokens: t ? t.input + t.output + t.cacheRead + t.cacheWrite : 0,
+    signalFiles: v.signalFiles,
+    lastEventAt: v.lastEventAt,
+    outcome: v.result?.outcome ?? null,
+    exitCode: v.result?.exitCode ?? null,
+    reason: v.result?.reason ?? null,
+    pid: v.status?.pid ?? null,
+  };
+}
