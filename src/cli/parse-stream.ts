@@ -28,7 +28,14 @@ const FLUSH_AT = 1 << 16;
 
 class NdjsonSink {
   private pending = '';
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  /** The reader went away (`ralph parse … | head`): stop quietly, as other command-line tools do. */
+  closed = false;
+  constructor(private readonly out: NodeJS.WritableStream) {
+    out.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      this.closed = true;
+    });
+  }
   add = (event: ParserEvent): void => {
     this.pending += `${JSON.stringify(toRecord(event))}\n`;
   };
@@ -36,10 +43,16 @@ class NdjsonSink {
     return this.pending.length > FLUSH_AT;
   }
   async flush(): Promise<void> {
-    if (this.pending === '') return;
+    if (this.pending === '' || this.closed) return;
     const text = this.pending;
     this.pending = '';
-    if (!this.out.write(text)) await once(this.out, 'drain');
+    if (this.out.write(text)) return;
+    try {
+      await once(this.out, 'drain');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+      this.closed = true;
+    }
   }
 }
 
@@ -52,7 +65,7 @@ export async function parseFile(path: string, out: NodeJS.WritableStream): Promi
   try {
     for (;;) {
       const n = readSync(fd, buf, 0, CHUNK, null);
-      if (n === 0) break;
+      if (n === 0 || sink.closed) break;
       parser.push(n === CHUNK ? buf : buf.subarray(0, n));
       if (sink.full) await sink.flush();
     }
@@ -67,6 +80,7 @@ export async function parseStream(input: Readable, out: NodeJS.WritableStream): 
   const sink = new NdjsonSink(out);
   const parser = new SignalParser(sink.add);
   for await (const chunk of input) {
+    if (sink.closed) break;
     parser.push(chunk as Buffer);
     if (sink.full) await sink.flush();
   }

@@ -51,7 +51,9 @@ export class SignalParser {
   private carryDropped = 0;
   private lineNo = 1;
   private fence: OpenFence | undefined;
-  private observation: { line: number; parts: Buffer[]; bytes: number; dropped: number } | undefined;
+  private observation:
+    | { line: number; parts: Buffer[]; bytes: number; dropped: number; inStartTag: boolean; quote: number; prev: number }
+    | undefined;
   private readonly opens = new NeedleCursor(OPEN_TAG, findOpenTag);
   private readonly closes = new NeedleCursor(CLOSE_TAG);
   /** Lines longer than the bound, and bytes dropped from them. */
@@ -109,7 +111,7 @@ export class SignalParser {
           pos = nl + 1;
           continue;
         }
-        if (nl - pos > maxLine) {
+        if (nl - pos > maxLine && !(nl - pos === maxLine + 1 && buf[nl - 1] === CR)) {
           this.countCut(nl - pos - maxLine);
           this.readLine(buf, pos, pos + maxLine, true, true);
         } else {
@@ -162,11 +164,12 @@ export class SignalParser {
 
   /** Keeps [start, end) of a line that continues in a later chunk, up to the line bound. */
   private keep(buf: Buffer, start: number, end: number): void {
-    const room = this.maxLine - this.carryLen;
+    // One byte more than the bound: room for the CR of a CRLF line end.
+    const room = this.maxLine + 1 - this.carryLen;
     const take = Math.min(room, end - start);
     if (take > 0) {
       if (this.carry.length < this.carryLen + take) {
-        const grown = Buffer.allocUnsafe(Math.min(this.maxLine, Math.max(this.carryLen + take, this.carry.length * 2, 256)));
+        const grown = Buffer.allocUnsafe(Math.min(this.maxLine + 1, Math.max(this.carryLen + take, this.carry.length * 2, 256)));
         this.carry.copy(grown, 0, 0, this.carryLen);
         this.carry = grown;
       }
@@ -177,9 +180,9 @@ export class SignalParser {
   }
 
   private endCarriedLine(): void {
-    const cut = this.carryDropped > 0;
-    if (cut) this.countCut(this.carryDropped);
-    this.readLine(this.carry, 0, this.carryLen, cut, false);
+    const cut = this.carryDropped > 0 || (this.carryLen > this.maxLine && this.carry[this.maxLine] !== CR);
+    if (cut) this.countCut(this.carryLen + this.carryDropped - this.maxLine);
+    this.readLine(this.carry, 0, cut ? this.maxLine : this.carryLen, cut, false);
     this.carryLen = 0;
     this.carryDropped = 0;
   }
@@ -270,7 +273,7 @@ export class SignalParser {
         at = next;
         continue;
       }
-      this.observation = { line: this.lineNo, parts: [], bytes: 0, dropped: 0 };
+      this.observation = { line: this.lineNo, parts: [], bytes: 0, dropped: 0, inStartTag: true, quote: 0, prev: 0 };
       if (!this.collectUntilClose(buf, open, end, inChunk)) return;
       at = this.afterClose;
     }
@@ -280,7 +283,24 @@ export class SignalParser {
 
   /** Adds [from, end) to the open observation; true (with afterClose set) when its closing tag is there. */
   private collectUntilClose(buf: Buffer, from: number, end: number, inChunk: boolean): boolean {
-    const close = inChunk ? this.closes.find(buf, from, end) : indexIn(buf, CLOSE_TAG, from, end);
+    const obs = this.observation!;
+    let searchFrom = from;
+    if (obs.inStartTag) {
+      const gt = this.endOfStartTag(buf, from, end);
+      if (gt === -1) {
+        this.collect(buf, from, end, true);
+        return false;
+      }
+      if (obs.prev === SLASH) {
+        // `<observation .../>`: the element is complete; what follows is outside it.
+        this.afterClose = gt + 1;
+        this.collect(buf, from, this.afterClose, false);
+        this.finishObservation();
+        return true;
+      }
+      searchFrom = gt + 1;
+    }
+    const close = inChunk ? this.closes.find(buf, searchFrom, end) : indexIn(buf, CLOSE_TAG, searchFrom, end);
     if (close === -1) {
       this.collect(buf, from, end, true);
       return false;
@@ -289,6 +309,25 @@ export class SignalParser {
     this.collect(buf, from, this.afterClose, false);
     this.finishObservation();
     return true;
+  }
+
+  /** The `>` that ends the open observation's start tag in [from, end), skipping quoted values; or -1. */
+  private endOfStartTag(buf: Buffer, from: number, end: number): number {
+    const obs = this.observation!;
+    for (let i = from; i < end; i++) {
+      const b = buf[i]!;
+      if (obs.quote !== 0) {
+        if (b === obs.quote) obs.quote = 0;
+      } else if (b === QUOTE || b === APOS) {
+        obs.quote = b;
+      } else if (b === GT) {
+        obs.inStartTag = false;
+        return i;
+      }
+      obs.prev = b;
+    }
+    obs.prev = LF;
+    return -1;
   }
 
   private observationLine(buf: Buffer, start: number, first: number, end: number, cut: boolean, inChunk: boolean): void {
@@ -337,6 +376,8 @@ export class SignalParser {
 const NEWLINE = Buffer.from('\n');
 
 const LT = 0x3c;
+const QUOTE = 0x22;
+const APOS = 0x27;
 
 /**
  * The next `<observation` from `from`. A native search for the rare byte '<' is several times
