@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BashSession, shellQuote } from '../../../../src/executors/anthropic/tools/bash-session.js';
+import { alive, scratchDir } from '../helpers.js';
+
+const sessions: BashSession[] = [];
+let scratch: { dir: string; cleanup: () => Promise<void> } | undefined;
+async function session(extra: { timeoutMs?: number; outputLimit?: number } = {}): Promise<BashSession> {
+  scratch = await scratchDir();
+  const s = new BashSession({ cwd: scratch.dir, env: { PATH: process.env['PATH'] ?? '' }, timeoutMs: extra.timeoutMs ?? 5_000, ...extra });
+  sessions.push(s);
+  return s;
+}
+afterEach(async () => {
+  for (const s of sessions.splice(0)) await s.stop();
+  await scratch?.cleanup();
+});
+
+describe('bash session', () => {
+  it('quotes anything for the shell', () => {
+    expect(shellQuote(`it's "$HOME"`)).toBe(`'it'\\''s "$HOME"'`);
+  });
+
+  it('separates stdout, stderr and the exit code, keeping output without a final newline as is', async () => {
+    const s = await session();
+    expect(await s.run('printf abc; printf err >&2; false')).toMatchObject({ stdout: 'abc', stderr: 'err', exitCode: 1, timedOut: false });
+  });
+
+  it('reports a syntax error instead of waiting for more input', async () => {
+    const s = await session();
+    const r = await s.run('echo "unbalanced');
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/unexpected EOF|syntax error/);
+    expect((await s.run('echo still here')).stdout).toBe('still here\n');
+  });
+
+  it('gives commands an empty stdin, so reading it cannot swallow the session', async () => {
+    const s = await session();
+    expect(await s.run('cat; echo after')).toMatchObject({ stdout: 'after\n', exitCode: 0 });
+  });
+
+  it('bounds the output, keeping head and tail with a note', async () => {
+    const s = await session({ outputLimit: 1_000 });
+    const r = await s.run('seq 1 100000');
+    expect(r.stdout.length).toBeLessThan(1_300);
+    expect(r.stdout.startsWith('1\n2\n3\n')).toBe(true);
+    expect(r.stdout.endsWith('99999\n100000\n')).toBe(true);
+    expect(r.stdout).toMatch(/output truncated: \d+ characters omitted/);
+  });
+
+  it('notices when the shell exits, and starts a new one for the next command', async () => {
+    const s = await session();
+    const first = s.pid;
+    expect(await s.run('echo bye; exit 3')).toMatchObject({ shellExited: true, exitCode: null });
+    expect((await s.run('echo hello')).stdout).toBe('hello\n');
+    expect(s.pid).not.toBe(first);
+  });
+
+  it('stops the whole group on stop(), including children that ignore TERM', async () => {
+    const s = await session();
+    const r = await s.run(`(trap '' TERM; sleep 30) > /dev/null 2>&1 & echo $!`);
+    const child = Number(r.stdout.trim());
+    const pgid = s.pid!;
+    expect(alive(child)).toBe(true);
+    await s.stop();
+    await expect.poll(() => alive(child), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => alive(-pgid), { timeout: 2_000 }).toBe(false);
+  });
+});
