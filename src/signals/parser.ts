@@ -85,42 +85,50 @@ export class SignalParser {
     const len = buf.length;
     const maxLine = this.maxLine;
     let pos = 0;
-    // Where the next `<observation` of this chunk is; lines before it need no look for one.
-    let nextOpen = findOpenTag(buf, 0);
-    while (pos < len) {
-      const nl = buf.indexOf(LF, pos);
+    if (this.carryLen > 0 || this.carryDropped > 0) {
+      const nl = buf.indexOf(LF, 0);
       if (nl === -1) {
-        this.keep(buf, pos, len);
+        this.keep(buf, 0, len);
         return;
       }
-      if (this.carryLen > 0 || this.carryDropped > 0) {
-        this.keep(buf, pos, nl);
-        this.endCarriedLine();
-      } else {
-        // The hot path: most lines start with a byte that cannot begin a signal, a claim or a
-        // fence, hold no observation, and arrive outside fences and observations.
-        const b = buf[pos];
-        if (nextOpen !== -1 && nextOpen < pos) nextOpen = findOpenTag(buf, pos);
-        if (
-          b !== HASH && b !== SPACE && b !== TAB && b !== BACKTICK && b !== TILDE && b !== LOOP_L &&
-          (nextOpen === -1 || nextOpen > nl) &&
-          this.fence === undefined && this.observation === undefined &&
-          nl - pos <= maxLine
-        ) {
-          this.lineNo++;
-          pos = nl + 1;
-          continue;
-        }
-        if (nl - pos > maxLine && !(nl - pos === maxLine + 1 && buf[nl - 1] === CR)) {
-          this.countCut(nl - pos - maxLine);
-          this.readLine(buf, pos, pos + maxLine, true, true);
-        } else {
-          this.readLine(buf, pos, nl, false, true);
-        }
-      }
+      this.keep(buf, 0, nl);
+      this.endCarriedLine();
       this.lineNo++;
       pos = nl + 1;
     }
+    // Where the next `<observation` of this chunk is; lines before it need no look for one.
+    let nextOpen = findOpenTag(buf, pos);
+    let lineNo = this.lineNo;
+    let plain = this.fence === undefined && this.observation === undefined;
+    while (pos < len) {
+      const nl = buf.indexOf(LF, pos);
+      if (nl === -1) break;
+      if (nextOpen !== -1 && nextOpen < pos) nextOpen = findOpenTag(buf, pos);
+      // The hot path: outside fences and observations, a line whose first non-blank byte cannot
+      // begin a signal, a claim or a fence, and that holds no observation, needs nothing more.
+      if (plain && (nextOpen === -1 || nextOpen > nl) && nl - pos <= maxLine) {
+        let first = pos;
+        let b = buf[first];
+        while ((b === SPACE || b === TAB) && first < nl) b = buf[++first];
+        if (first === nl || (b !== HASH && b !== BACKTICK && b !== TILDE && b !== LOOP_L)) {
+          lineNo++;
+          pos = nl + 1;
+          continue;
+        }
+      }
+      this.lineNo = lineNo;
+      if (nl - pos > maxLine && !(nl - pos === maxLine + 1 && buf[nl - 1] === CR)) {
+        this.countCut(nl - pos - maxLine);
+        this.readLine(buf, pos, pos + maxLine, true, true);
+      } else {
+        this.readLine(buf, pos, nl, false, true);
+      }
+      plain = this.fence === undefined && this.observation === undefined;
+      lineNo = this.lineNo + 1;
+      pos = nl + 1;
+    }
+    this.lineNo = lineNo;
+    if (pos < len) this.keep(buf, pos, len);
   }
 
   /** The stream is over: the last line (if unterminated) is read, and open elements are closed. */
