@@ -1,26 +1,27 @@
 // The little of git the loop needs: HEAD at a point in time, and whether commits came since.
-import { execFileSync } from 'node:child_process';
+// Asynchronous: in a batch many runs share one process, and a blocking call stalls them all.
+import { execFile } from 'node:child_process';
 
-function git(cwd: string, args: string[]): string | null {
-  try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim();
-  } catch {
-    return null;
-  }
+function git(cwd: string, args: string[]): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, encoding: 'utf8', timeout: 10_000 }, (error, stdout) => {
+      resolve(error ? null : stdout.trim());
+    });
+  });
 }
 
-export function headSha(cwd: string): string | null {
+export function headSha(cwd: string): Promise<string | null> {
   return git(cwd, ['rev-parse', '--verify', '-q', 'HEAD']);
 }
 
-export function repoRoot(cwd: string): string | null {
+export function repoRoot(cwd: string): Promise<string | null> {
   return git(cwd, ['rev-parse', '--show-toplevel']);
 }
 
 /** Commits reachable from HEAD that were not there at `since` (null: a repo that had no commit). */
-export function commitsSince(cwd: string, since: string | null): number {
-  const head = headSha(cwd);
+export async function commitsSince(cwd: string, since: string | null): Promise<number> {
+  const head = await headSha(cwd);
   if (head === null || head === since) return 0;
-  const count = git(cwd, since ? ['rev-list', '--count', `${since}..HEAD`] : ['rev-list', '--count', 'HEAD']);
+  const count = await git(cwd, since ? ['rev-list', '--count', `${since}..HEAD`] : ['rev-list', '--count', 'HEAD']);
   return count === null ? 0 : Number(count) || 0;
 }

@@ -169,7 +169,7 @@ class PlanRun {
   private readonly rules: StopRule[];
   private readonly runAbort = new AbortController();
   private resumeReason: string | undefined;
-  private repo: string;
+  private repo = '';
   private startedThisSession: number;
 
   constructor(private readonly init: PlanRunInit) {
@@ -181,7 +181,6 @@ class PlanRun {
     this.clock = init.clock;
     this.events = new JsonlAppender(this.paths.events);
     this.findings = new FindingsLog(this.paths.findings);
-    this.repo = repoRoot(this.config.cwd) ?? this.config.cwd;
     this.startedThisSession = this.clock.now();
     this.rules = [iterationCountIs(this.config.maxIterations)];
     if (this.config.maxCostUsd !== undefined) this.rules.push(costIs(this.config.maxCostUsd));
@@ -281,6 +280,7 @@ class PlanRun {
 
   private async loop(): Promise<Ending> {
     const { state, config, plan } = this;
+    this.repo = (await repoRoot(config.cwd)) ?? config.cwd;
     this.emit({
       type: 'run-start',
       runId: state.runId,
@@ -298,7 +298,7 @@ class PlanRun {
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
-      state.headAtStart = headSha(config.cwd);
+      state.headAtStart = await headSha(config.cwd);
       if (isTaskCompleteChecked(plan.text)) {
         this.warn('the plan already has a checked "[x] TASK_COMPLETE" box at the start: it is stale and ignored');
       }
@@ -356,7 +356,7 @@ class PlanRun {
       this.resumeReason = undefined;
       state.iterationStart = {
         at: this.clock.now(),
-        head: headSha(config.cwd),
+        head: await headSha(config.cwd),
         files: snapshotSignalFiles(config.cwd),
         checkbox: isTaskCompleteChecked(planText),
       };
@@ -454,7 +454,7 @@ class PlanRun {
     let recovered = false;
     if (stop?.cause === 'silence') {
       if (decision.kind === 'none') {
-        const commits = commitsSince(config.cwd, state.iterationStart?.head ?? null);
+        const commits = await commitsSince(config.cwd, state.iterationStart?.head ?? null);
         if (commits === 0) return { outcome: 'off_rails', reason: `off the rails: ${stop.detail}; no completion file and no commits to recover from` };
         decision = { kind: 'complete', name: 'recovery', source: `${commits} commit(s)` };
         this.warn(`recovered after silence: ${commits} commit(s) since iteration ${n} started count as a completion claim`, n);

@@ -22,12 +22,14 @@ export function ttyRenderer(o: RendererOptions): Renderer {
       stream: o.stdout as NodeJS.WriteStream,
       fps: 5,
       autopadding: true,
+      // ralph owns SIGINT/SIGTERM: the first one must stop the executor, not just the bar.
+      gracefulExit: false,
     },
     cliProgress.Presets.shades_classic,
   );
   let bar: cliProgress.SingleBar | undefined;
   let started = Date.now();
-  const payload = { elapsed: '0s', cost: '$0.0000', tokens: '0', signal: '-', state: 'starting' };
+  const payload = { elapsed: '0s', cost: 'cost ?', tokens: '0', signal: '-', state: 'starting' };
   let iteration = 0;
   let pending = '';
 
@@ -101,6 +103,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
       clearInterval(ticker);
       if (pending) log(pending);
       update();
+      // log() lines wait for the next redraw; stop() alone would drop the last ones.
+      bars.update();
       bars.stop();
     },
   };
