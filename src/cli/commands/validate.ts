@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../../contract.js';
 import { InvalidInputError, formatProblem, type Problem } from '../../errors.js';
-import { loadPlan } from '../../plan/index.js';
 import type { RegisterCommand } from '../context.js';
 
 export type PlanCheck =
@@ -11,6 +10,8 @@ export type PlanCheck =
 
 /** Checks each plan on its own; paths are reported as given. */
 export async function validatePlans(paths: string[]): Promise<PlanCheck[]> {
+  // Loaded here, not at the top: every command's module is read at start-up.
+  const { loadPlan } = await import('../../plan/index.js');
   const checks: PlanCheck[] = [];
   for (const path of paths) {
     try {
