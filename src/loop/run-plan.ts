@@ -295,6 +295,9 @@ class PlanRun {
     });
     this.status('starting');
 
+    if (config.maxCostUsd !== undefined && config.executor === 'command' && config.streamFormat === 'text') {
+      this.warn('--max-cost cannot be enforced: a plain text stream reports no cost (use --stream-format claude-json, or the anthropic executor)');
+    }
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
