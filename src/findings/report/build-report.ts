@@ -1,0 +1,178 @@
+// Reads every run below a folder and folds it into a Report: the one data structure all three
+// formats render.
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { SEVERITIES, type Severity } from '../../contract.js';
+import type { Problem } from '../../errors.js';
+import { discoverRuns, toRel } from './discover.js';
+import { compileFilters, type CompiledFilters } from './filters.js';
+import { FindingGrouper } from './group.js';
+import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
+import { readRunResult } from './read-run.js';
+import { parseFindingLine } from './record.js';
+import {
+  MAX_LISTED_BROKEN,
+  MAX_LISTED_INVALID,
+  type BrokenLine,
+  type InvalidObservation,
+  type Report,
+  type ReportFilters,
+  type RunSummary,
+  type SeverityCount,
+} from './types.js';
+
+/** Logs up to this size are read whole; larger ones are streamed line by line. */
+export const READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024;
+
+export interface BuildReportOptions {
+  /** The folder to search (CLI default: .ralph in the current directory). */
+  runsDir: string;
+  filters?: ReportFilters;
+  /** Injected clock for generatedAt. */
+  now?: Date;
+  maxLineChars?: number;
+}
+
+export async function buildReport(options: BuildReportOptions): Promise<Report> {
+  const filters = options.filters ?? {};
+  const compiled = compileFilters(filters);
+  const problems: Problem[] = [];
+  const locations = await discoverRuns(options.runsDir, problems);
+
+  const grouper = new FindingGrouper();
+  const invalid: InvalidObservation[] = [];
+  const broken: BrokenLine[] = [];
+  let invalidCount = 0;
+  let brokenCount = 0;
+  const runs: RunSummary[] = [];
+
+  for (const loc of locations) {
+    const fallbackRun = loc.rel === '.' ? basename(options.runsDir) : basename(loc.dir);
+    const read = loc.result !== undefined ? readRunResult(loc.result, toRel(options.runsDir, loc.result)) : null;
+    if (read?.ok === false) problems.push(read.problem);
+    const result = read?.ok ? read.result : null;
+    let firstRun: string | null = null;
+    let firstPlan: string | null = null;
+    let findings = 0;
+
+    if (loc.findings !== undefined) {
+      const file = toRel(options.runsDir, loc.findings);
+      const noteBroken = (line: number, reason: string): void => {
+        brokenCount += 1;
+        if (broken.length < MAX_LISTED_BROKEN) broken.push({ file, line, reason });
+      };
+      const handlers: LineHandlers = {
+        line(text, n) {
+          const parsed = parseFindingLine(text, fallbackRun);
+          switch (parsed.kind) {
+            case 'blank':
+              return;
+            case 'broken':
+              noteBroken(n, parsed.reason);
+              return;
+            case 'finding': {
+              const r = parsed.record;
+              firstRun ??= r.run;
+              if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
+              if (!compiled.finding(r)) return;
+              findings += 1;
+              grouper.add(r);
+              return;
+            }
+            case 'invalid': {
+              const r = parsed.record;
+              firstRun ??= r.run;
+              if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
+              if (!compiled.planAndTime(r.plan, r.at)) return;
+              invalidCount += 1;
+              if (invalid.length < MAX_LISTED_INVALID) invalid.push({ ...r, source: `${file}:${n}` });
+              return;
+            }
+            default: {
+              const never: never = parsed;
+              throw new Error(`unhandled line kind ${String(never)}`);
+            }
+          }
+        },
+        tooLong(n, chars) {
+          noteBroken(n, `line of ${chars} characters is longer than the ${options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS}-character limit`);
+        },
+      };
+      try {
+        // A typical log (~100 KB) is read in one synchronous call: a chain of async reads per file
+        // cost more than parsing it. Big logs are streamed so memory stays bounded.
+        if (statSync(loc.findings).size <= READ_WHOLE_MAX_BYTES) forEachLineIn(readFileSync(loc.findings), handlers, options.maxLineChars);
+        else await forEachLine(loc.findings, handlers, options.maxLineChars);
+      } catch (error) {
+        problems.push({ file, message: `cannot read findings log: ${(error as Error).message}` });
+      }
+    }
+
+    const run: RunSummary = {
+      dir: loc.rel,
+      run: result?.run ?? firstRun ?? fallbackRun,
+      plan: result?.plan ?? firstPlan,
+      outcome: result?.outcome ?? null,
+      exitCode: result?.exitCode ?? null,
+      reason: result?.reason ?? null,
+      iterations: result?.iterations ?? null,
+      bailouts: result?.bailouts ?? null,
+      costUsd: result?.costUsd ?? null,
+      prUrl: result?.prUrl ?? null,
+      startedAt: result?.startedAt ?? null,
+      endedAt: result?.endedAt ?? null,
+      findings,
+    };
+    if (keepRun(run, compiled)) runs.push(run);
+  }
+
+  const groups = grouper.groups();
+  return {
+    version: 1,
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    runsDir: options.runsDir,
+    filters,
+    summary: {
+      runs: runs.length,
+      occurrences: grouper.occurrences,
+      distinct: groups.length,
+      invalid: invalidCount,
+      brokenLines: brokenCount,
+      bySeverity: countBySeverity(groups),
+      outcomes: countOutcomes(runs),
+      costUsd: runs.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
+    },
+    findings: groups,
+    invalid,
+    brokenLines: broken,
+    runs,
+    problems,
+  };
+}
+
+/** --plan narrows the runs listed; --since keeps runs that ended (or started) since then. */
+function keepRun(run: RunSummary, f: CompiledFilters): boolean {
+  if (!f.plan(run.plan)) return false;
+  if (f.sinceMs === null || run.findings > 0) return true;
+  const t = Date.parse(run.endedAt ?? run.startedAt ?? '');
+  return Number.isNaN(t) || t >= f.sinceMs;
+}
+
+function countBySeverity(groups: Report['findings']): Record<Severity, SeverityCount> {
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, { distinct: 0, occurrences: 0 }])) as Record<Severity, SeverityCount>;
+  for (const g of groups) {
+    counts[g.severity].distinct += 1;
+    counts[g.severity].occurrences += g.count;
+  }
+  return counts;
+}
+
+/** Runs without a result.json count under "unknown". */
+function countOutcomes(runs: RunSummary[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of runs) {
+    const k = r.outcome ?? 'unknown';
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}

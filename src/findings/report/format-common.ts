@@ -1,0 +1,32 @@
+// Small wording helpers shared by the Markdown and HTML renderers.
+import type { Report, RunSummary } from './types.js';
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function formatCost(usd: number | null): string {
+  return usd === null ? '-' : `$${usd.toFixed(2)}`;
+}
+
+/** "2 complete, 1 failed" in a stable order. */
+export function outcomeLine(report: Report): string {
+  const entries = Object.entries(report.summary.outcomes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.map(([k, n]) => `${n} ${k}`).join(', ');
+}
+
+export function runOutcome(run: RunSummary): string {
+  return run.outcome ?? 'unknown';
+}
+
+/** Which filters were applied, in words; empty when none. */
+export function filterLine(report: Report): string {
+  const f = report.filters;
+  const parts: string[] = [];
+  if (f.minSeverity) parts.push(`severity >= ${f.minSeverity}`);
+  if (f.types) parts.push(`type ${f.types.join('/')}`);
+  if (f.actions) parts.push(`action ${f.actions.join('/')}`);
+  if (f.plans) parts.push(`plan ${f.plans.join('/')}`);
+  if (f.since) parts.push(`since ${f.since}`);
+  return parts.join(', ');
+}

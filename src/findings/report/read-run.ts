@@ -1,0 +1,47 @@
+// result.json → RunSummary. A missing or unreadable result is not fatal: the run is listed with
+// an unknown outcome and the problem is reported.
+import { readFileSync } from 'node:fs';
+import type { Problem } from '../../errors.js';
+import { safeHttpsUrl } from './escape.js';
+import type { RunSummary } from './types.js';
+
+export type ResultRead = { ok: true; result: Partial<RunSummary> } | { ok: false; problem: Problem };
+
+/** Never throws: a result that cannot be used comes back as a problem to report. Synchronous:
+ *  result.json is small, and an async read per run costs more than the parse. */
+export function readRunResult(path: string, displayPath: string): ResultRead {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    return { ok: false, problem: { file: displayPath, message: `cannot read result.json: ${(error as Error).message}` } };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problem: { file: displayPath, message: 'result.json is not a JSON object' } };
+  }
+  return { ok: true, result: toSummary(value as Record<string, unknown>) };
+}
+
+function toSummary(o: Record<string, unknown>): Partial<RunSummary> {
+  return {
+    run: str(o.run) ?? undefined,
+    plan: str(o.plan),
+    outcome: str(o.outcome),
+    exitCode: num(o.exitCode),
+    reason: str(o.reason),
+    iterations: num(o.iterations),
+    bailouts: num(o.bailouts),
+    costUsd: num(o.costUsd),
+    prUrl: safeHttpsUrl(o.prUrl),
+    startedAt: str(o.startedAt),
+    endedAt: str(o.endedAt),
+  };
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}

@@ -1,0 +1,134 @@
+// One self-contained html file: no external resources, a strict CSP, agent text escaped as HTML
+// entities everywhere, and the filter data in an escaped JSON block.
+import { SEVERITIES, type Severity } from '../../contract.js';
+import { escapeHtml as h, jsonForScript, safeHttpsUrl, stripControls } from './escape.js';
+import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
+import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
+import type { FindingGroup, Report } from './types.js';
+
+const BAR_COLOURS: Record<Severity, string> = {
+  critical: '#c0392b',
+  high: '#e67e22',
+  medium: '#f1c40f',
+  low: '#3498db',
+  info: '#95a5a6',
+};
+
+// One scan answers "anything to do?" for the common case of plain text.
+const NEEDS_WORK = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** Escapes agent text for HTML, dropping control characters first. */
+const t = (text: string): string => (NEEDS_WORK.test(text) ? h(stripControls(text)) : text);
+
+export function renderHtml(report: Report): string {
+  const s = report.summary;
+  const filters = filterLine(report);
+  const data = {
+    severities: SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0),
+    types: uniqueSorted(report.findings.map((g) => g.type)),
+    actions: uniqueSorted(report.findings.map((g) => g.action)),
+    plans: uniqueSorted(report.findings.flatMap((g) => g.plans)),
+  };
+  const parts: string[] = [
+    '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
+    `<meta http-equiv="Content-Security-Policy" content="${h(CONTENT_SECURITY_POLICY)}">\n`,
+    '<meta name="referrer" content="no-referrer">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+    '<title>ralph observations report</title>\n',
+    `<style>${REPORT_STYLE}</style>\n</head>\n<body>\n`,
+    '<h1>ralph observations report</h1>\n',
+    `<p class="muted">${h(plural(s.distinct, 'finding'))} (${h(plural(s.occurrences, 'occurrence'))}) across ${h(plural(s.runs, 'run'))}`,
+    s.invalid > 0 ? ` · ${h(plural(s.invalid, 'invalid observation'))}` : '',
+    s.brokenLines > 0 ? ` · ${h(plural(s.brokenLines, 'unreadable log line'))} skipped` : '',
+    ` · generated ${h(report.generatedAt)} from ${t(report.runsDir)}`,
+    filters !== '' ? ` · filtered: ${t(filters)}` : '',
+    '</p>\n',
+    '<h2>Findings by severity</h2>\n',
+    severityChart(report),
+    '<h2>Findings</h2>\n',
+    '<form id="filters" role="search">',
+    '<label>Severity <select id="f-severity"><option value="">all</option></select></label>',
+    '<label>Type <select id="f-type"><option value="">all</option></select></label>',
+    '<label>Action <select id="f-action"><option value="">all</option></select></label>',
+    '<label>Plan <select id="f-plan"><option value="">all</option></select></label>',
+    '<label>Search <input id="f-search" type="search" placeholder="title, detail, file, run..."></label>',
+    `<output id="shown" class="muted">${report.findings.length} of ${report.findings.length} shown</output>`,
+    '</form>\n',
+    '<table id="findings-table">\n<thead><tr><th>severity</th><th>type</th><th>action</th><th>finding</th><th>file</th><th class="num">seen</th><th>runs</th></tr></thead>\n<tbody>\n',
+  ];
+  for (const g of report.findings) parts.push(findingRow(g));
+  parts.push('</tbody>\n</table>\n');
+  if (report.findings.length === 0) parts.push('<p>No findings.</p>\n');
+
+  if (s.invalid > 0) {
+    parts.push(`<h2>Invalid observations (${s.invalid})</h2>\n<table id="invalid-table">\n<thead><tr><th>run</th><th>plan</th><th class="num">iteration</th><th>why</th><th>raw text</th></tr></thead>\n<tbody>\n`);
+    for (const inv of report.invalid) {
+      parts.push(
+        `<tr><td>${t(inv.run)}</td><td>${t(inv.plan)}</td><td class="num">${inv.iteration ?? ''}</td><td>${t(inv.error)}</td>`,
+        `<td><details><summary>${t(inv.source)}</summary><pre>${t(inv.raw)}</pre></details></td></tr>\n`,
+      );
+    }
+    parts.push('</tbody>\n</table>\n');
+    if (s.invalid > report.invalid.length) parts.push(`<p class="muted">&hellip;and ${s.invalid - report.invalid.length} more.</p>\n`);
+  }
+  if (s.brokenLines > 0 || report.problems.length > 0) {
+    parts.push('<h2>Unreadable input</h2>\n<ul>\n');
+    for (const b of report.brokenLines) parts.push(`<li>${t(`${b.file}:${b.line}`)}: ${t(b.reason)}</li>\n`);
+    if (s.brokenLines > report.brokenLines.length) parts.push(`<li>&hellip;and ${s.brokenLines - report.brokenLines.length} more lines</li>\n`);
+    for (const p of report.problems) parts.push(`<li>${t(p.file)}: ${t(p.message)}</li>\n`);
+    parts.push('</ul>\n');
+  }
+
+  parts.push(`<h2>Run outcomes</h2>\n<p class="muted">${t(outcomeLine(report) || 'no runs')} · total cost ${h(formatCost(s.costUsd))}</p>\n`);
+  parts.push('<table id="runs-table">\n<thead><tr><th>run</th><th>plan</th><th>outcome</th><th class="num">exit</th><th class="num">iterations</th><th class="num">cost</th><th class="num">findings</th><th>PR</th><th>reason</th></tr></thead>\n<tbody>\n');
+  for (const r of report.runs) {
+    // Checked again here: a Report can come from anywhere, and a link must never be javascript:.
+    const url = safeHttpsUrl(r.prUrl);
+    const pr = url !== null ? `<a href="${h(url)}" rel="noopener noreferrer" target="_blank">PR</a>` : '&mdash;';
+    parts.push(
+      `<tr><td title="${t(r.dir)}">${t(r.run)}</td><td>${(r.plan === null ? '&mdash;' : t(r.plan))}</td><td>${t(runOutcome(r))}</td><td class="num">${r.exitCode ?? '&mdash;'}</td>`,
+      `<td class="num">${r.iterations ?? '&mdash;'}</td><td class="num">${r.costUsd === null ? '&mdash;' : h(formatCost(r.costUsd))}</td><td class="num">${r.findings}</td><td>${pr}</td><td>${t(r.reason ?? '')}</td></tr>\n`,
+    );
+  }
+  parts.push('</tbody>\n</table>\n');
+  parts.push(`<script type="application/json" id="report-data">${jsonForScript(data)}</script>\n`);
+  parts.push(`<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`);
+  return parts.join('');
+}
+
+function findingRow(g: FindingGroup): string {
+  const runs = g.runs.length <= 3 ? g.runs.join(', ') : `${g.runs.slice(0, 3).join(', ')} +${g.runs.length - 3} more`;
+  return (
+    `<tr data-severity="${g.severity}" data-type="${g.type}" data-action="${g.action}" data-plans="${h(JSON.stringify(g.plans))}">` +
+    `<td class="sev sev-${g.severity}">${g.severity}</td><td>${g.type}</td><td>${g.action}</td>` +
+    `<td><details><summary>${t(g.title)}</summary><div class="detail">${t(g.detail)}</div></details></td>` +
+    `<td>${t(g.file ?? '')}</td><td class="num">${g.count}</td><td${g.runs.length > 3 ? ` title="${t(g.runs.join(', '))}"` : ''}>${t(runs)}</td></tr>\n`
+  );
+}
+
+/** Distinct findings per severity as horizontal bars; presentation attributes only (no style=). */
+function severityChart(report: Report): string {
+  const counts = SEVERITIES.map((sev) => report.summary.bySeverity[sev]);
+  const max = Math.max(1, ...counts.map((c) => c.distinct));
+  const rowH = 24;
+  const labelW = 70;
+  const barW = 360;
+  const height = SEVERITIES.length * rowH + 4;
+  const bars = SEVERITIES.map((sev, i) => {
+    const c = report.summary.bySeverity[sev];
+    const w = c.distinct === 0 ? 0 : Math.max(2, Math.round((c.distinct / max) * barW));
+    const y = i * rowH + 2;
+    return (
+      `<g data-severity="${sev}"><text x="0" y="${y + 15}">${sev}</text>` +
+      `<rect x="${labelW}" y="${y}" width="${w}" height="${rowH - 6}" rx="2" fill="${BAR_COLOURS[sev]}"></rect>` +
+      `<text x="${labelW + w + 6}" y="${y + 15}">${c.distinct}${c.occurrences !== c.distinct ? ` (${c.occurrences} seen)` : ''}</text></g>`
+    );
+  }).join('');
+  return (
+    `<svg id="severity-chart" xmlns="http://www.w3.org/2000/svg" width="${labelW + barW + 120}" height="${height}" role="img" aria-label="findings by severity">` +
+    `<title>Findings by severity</title>${bars}</svg>\n`
+  );
+}
+
+function uniqueSorted(values: string[]): string[] {
+  return [...new Set(values)].sort();
+}
