@@ -8,9 +8,10 @@ import { registerParse } from './commands/parse.js';
 import { registerStatus } from './commands/status.js';
 import { registerStop } from './commands/stop.js';
 import { registerValidate } from './commands/validate.js';
+import { registerReport } from './commands/report.js';
+import { registerBatch } from './commands/batch.js';
 
-const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate];
-
+const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch];
 
 function version(): string {
   const require = createRequire(import.meta.url);

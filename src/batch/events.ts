@@ -1,0 +1,28 @@
+// Everything a batch reports, one union keyed on `type`. Each plan's own loop events travel
+// inside `run` events tagged with the plan and attempt; the renderers are the only subscribers.
+import type { RunEvent } from '../loop/events.js';
+import type { AttemptOutcome, IsolateMode, Verdict } from './types.js';
+
+export type BatchEvent =
+  | { type: 'batch-start'; batchId: string; out: string; plans: string[]; toRun: string[]; concurrency: number; isolate: IsolateMode; resumed: boolean }
+  | { type: 'plan-start'; plan: string; attempt: number; runDir: string; cwd: string; branch: string | null; worktree: string | null }
+  | { type: 'run'; plan: string; attempt: number; event: RunEvent }
+  | { type: 'plan-retry'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; movedTo: string }
+  | { type: 'plan-end'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; verdict: Verdict; resultFile: string; iterations: number | null; costUsd: number | null }
+  | { type: 'warning'; plan?: string; message: string }
+  | { type: 'batch-end'; complete: number; total: number; exitCode: number; interrupted: boolean; index: string };
+
+export type BatchEventType = BatchEvent['type'];
+
+/** One NDJSON object per event for --json: loop events are flattened and tagged with `plan`. */
+export function toJsonRecord(e: BatchEvent): Record<string, unknown> {
+  if (e.type === 'run') {
+    if (e.event.type === 'run-end') {
+      // The result is in result.json already; keep the line short.
+      const { result: _result, ...rest } = e.event;
+      return { ...rest, plan: e.plan, attempt: e.attempt };
+    }
+    return { ...e.event, plan: e.plan, attempt: e.attempt };
+  }
+  return { ...e };
+}

@@ -1,0 +1,17 @@
+// Agent text ends up inside line-oriented result files that scripts parse. This keeps it on one
+// line, without the column separator, and unable to forge the completion sentinel.
+
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
+
+export function oneLine(text: string, maxLength = 200): string {
+  let s = text
+    .replace(CONTROL, ' ')
+    .replace(/\|/g, '/')
+    // An HTML comment opener could hide the rest of the line or mimic the sentinel.
+    .replace(/<!--/g, '<!- -')
+    .replace(/-->/g, '- ->')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (s.length > maxLength) s = `${s.slice(0, maxLength - 1)}…`;
+  return s;
+}

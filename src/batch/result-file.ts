@@ -1,0 +1,228 @@
+// The text of a plan's flux-drive result file (CONTRACT §6): a header and progress lines written
+// while it runs, then the result section, the Findings Index, the verdict and the summary. The
+// same module reads a finished file back for the index, so the format lives in one place.
+import { FLUX_DRIVE_SENTINEL } from '../contract.js';
+import type { RunEvent } from '../loop/events.js';
+import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, type IndexedFinding } from './findings-index.js';
+import { oneLine } from './one-line.js';
+import type { AttemptOutcome, PlanRow, Verdict } from './types.js';
+
+export const RESULT_HEADING = '## Result';
+export const PROGRESS_HEADING = '## Progress';
+export const SUMMARY_HEADING = '### Summary';
+export const ERROR_PREFIX = 'Error: ';
+
+/** `- Key: value` lines of the result section, in order. */
+export const RESULT_KEYS = {
+  outcome: 'Outcome',
+  reason: 'Reason',
+  exitCode: 'Exit code',
+  attempts: 'Attempts',
+  iterations: 'Iterations',
+  cost: 'Cost',
+  prUrl: 'PR URL',
+  branch: 'Branch',
+  worktree: 'Worktree',
+  runDir: 'Run directory',
+  previous: 'Earlier attempts',
+  ended: 'Ended',
+} as const;
+
+const NONE = 'none';
+const UNKNOWN = 'unknown';
+
+export interface AttemptHeader {
+  plan: string;
+  planPath: string;
+  attempt: number;
+  startedAt: string;
+  /** Paths relative to the batch folder. */
+  runDir: string;
+  branch: string | null;
+  worktree: string | null;
+}
+
+export function renderHeader(h: AttemptHeader): string {
+  return [
+    `# ${oneLine(h.plan)}`,
+    '',
+    `- Plan file: ${h.planPath}`,
+    `- Attempt: ${h.attempt}`,
+    `- Started: ${h.startedAt}`,
+    `- Run directory: ${h.runDir}`,
+    `- Branch: ${h.branch ?? NONE}`,
+    `- Worktree: ${h.worktree ?? NONE}`,
+    '',
+    PROGRESS_HEADING,
+    '',
+    '',
+  ].join('\n');
+}
+
+function clock(at: Date): string {
+  return at.toISOString().slice(11, 19);
+}
+
+/** One progress line for the events worth a line in the result file; null for the others. */
+export function progressLine(e: RunEvent, at: Date): string | null {
+  const t = clock(at);
+  switch (e.type) {
+    case 'iteration-start':
+      return `- ${t} iteration ${e.iteration} started (${e.fresh ? 'fresh context' : 'same context'}, ${e.prompt} prompt)`;
+    case 'signal':
+      return `- ${t} iteration ${e.iteration}: signal ${oneLine(e.name, 40)}${e.args.length ? ` (${oneLine(e.args.join(', '))})` : ''} from ${oneLine(e.source, 60)}`;
+    case 'gate':
+      return `- ${t} iteration ${e.iteration}: completion ${e.accepted ? 'accepted' : 'rejected'}: ${oneLine(e.reason)}`;
+    case 'silence':
+      return `- ${t} iteration ${e.iteration}: silent for ${Math.round(e.silentMs / 1000)}s`;
+    case 'iteration-end':
+      return `- ${t} iteration ${e.iteration} ended (exit ${e.exitCode ?? 'none'}, decision ${oneLine(String(e.decision), 40)}, ${(e.durationMs / 1000).toFixed(1)}s)`;
+    case 'warning':
+      return `- ${t} warning: ${oneLine(e.message)}`;
+    case 'run-end':
+      return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+    case 'run-start':
+    case 'state':
+    case 'output':
+    case 'malformed':
+    case 'ignored':
+    case 'observation':
+    case 'tool':
+    case 'usage':
+    case 'decision':
+      return null;
+    default: {
+      const never: never = e;
+      return never;
+    }
+  }
+}
+
+export function formatCost(costUsd: number | null): string {
+  return costUsd === null ? UNKNOWN : `$${costUsd.toFixed(4)}`;
+}
+
+export interface ResultFacts {
+  outcome: AttemptOutcome;
+  reason: string;
+  exitCode: number | null;
+  attempts: number;
+  iterations: number | null;
+  costUsd: number | null;
+  prUrl: string | null;
+  branch: string | null;
+  worktree: string | null;
+  runDir: string;
+  previous: string[];
+  endedAt: string;
+}
+
+function resultLines(f: ResultFacts): string[] {
+  const k = RESULT_KEYS;
+  const lines = [
+    RESULT_HEADING,
+    '',
+    `- ${k.outcome}: ${f.outcome}`,
+    `- ${k.reason}: ${oneLine(f.reason, 500) || NONE}`,
+    `- ${k.exitCode}: ${f.exitCode ?? UNKNOWN}`,
+    `- ${k.attempts}: ${f.attempts}`,
+    `- ${k.iterations}: ${f.iterations ?? UNKNOWN}`,
+    `- ${k.cost}: ${formatCost(f.costUsd)}`,
+    `- ${k.prUrl}: ${f.prUrl ? oneLine(f.prUrl, 300) : NONE}`,
+    `- ${k.branch}: ${f.branch ?? NONE}`,
+    `- ${k.worktree}: ${f.worktree ?? NONE}`,
+    `- ${k.runDir}: ${f.runDir}`,
+  ];
+  if (f.previous.length) lines.push(`- ${k.previous}: ${f.previous.join(', ')}`);
+  lines.push(`- ${k.ended}: ${f.endedAt}`, '');
+  return lines;
+}
+
+/** What is appended to the partial file when the attempt ends, sentinel included. */
+export function renderResult(f: ResultFacts, findings: IndexedFinding[], verdict: Verdict, summary: unknown): string {
+  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, ''];
+  if (summary !== undefined) {
+    lines.push(SUMMARY_HEADING, '', '```json', JSON.stringify(summary, null, 2), '```', '');
+  }
+  lines.push(FLUX_DRIVE_SENTINEL, '');
+  return lines.join('\n');
+}
+
+/** The whole error stub written after a plan failed twice. */
+export function renderErrorStub(plan: string, f: ResultFacts): string {
+  return [
+    `# ${oneLine(plan)}: error`,
+    '',
+    ...resultLines(f),
+    FINDINGS_HEADING,
+    `${VERDICT_PREFIX}error`,
+    `${ERROR_PREFIX}${f.outcome}: ${oneLine(f.reason, 500) || NONE}`,
+    '',
+    FLUX_DRIVE_SENTINEL,
+    '',
+  ].join('\n');
+}
+
+export function endsWithSentinel(text: string): boolean {
+  const trimmed = text.trimEnd();
+  return trimmed.endsWith(`\n${FLUX_DRIVE_SENTINEL}`) || trimmed === FLUX_DRIVE_SENTINEL;
+}
+
+const OUTCOME_WORDS = new Set<string>(['complete', 'failed', 'blocked', 'exhausted', 'off_rails', 'interrupted', 'crashed', 'timed_out', 'invalid']);
+const VERDICTS = new Set<string>(['safe', 'needs-changes', 'risky', 'error']);
+
+function numberOr(text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const n = Number(text.replace(/^\$/, ''));
+  return text.trim() !== '' && Number.isFinite(n) ? n : null;
+}
+
+function orNull(text: string | undefined): string | null {
+  return text === undefined || text === NONE ? null : text;
+}
+
+/** Reads a finished result file back into an index row (fields it cannot find stay null). */
+export function parseResultFile(plan: string, resultFile: string, text: string): PlanRow {
+  const lines = text.split(/\r?\n/);
+  const warnings: string[] = [];
+  if (!endsWithSentinel(text)) warnings.push(`${resultFile} does not end with the completion sentinel; accepted as it is`);
+  const start = lines.lastIndexOf(RESULT_HEADING);
+  const values = new Map<string, string>();
+  let verdict: Verdict | null = null;
+  if (start >= 0) {
+    let i = start + 1;
+    for (; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.startsWith('#')) break;
+      const m = /^- ([^:]+): (.*)$/.exec(line);
+      if (m) values.set(m[1]!, m[2]!);
+    }
+    if (lines[i] === FINDINGS_HEADING) {
+      for (; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (line.startsWith(VERDICT_PREFIX)) {
+          const v = line.slice(VERDICT_PREFIX.length).trim();
+          verdict = VERDICTS.has(v) ? (v as Verdict) : null;
+          break;
+        }
+      }
+    }
+  }
+  if (start < 0 || verdict === null) warnings.push(`${resultFile} has no result section or verdict`);
+  const k = RESULT_KEYS;
+  const outcomeText = values.get(k.outcome);
+  return {
+    plan,
+    outcome: outcomeText && OUTCOME_WORDS.has(outcomeText) ? (outcomeText as AttemptOutcome) : null,
+    exitCode: numberOr(values.get(k.exitCode)),
+    attempts: numberOr(values.get(k.attempts)) ?? 1,
+    iterations: numberOr(values.get(k.iterations)),
+    costUsd: numberOr(values.get(k.cost)),
+    verdict,
+    prUrl: orNull(values.get(k.prUrl)),
+    branch: orNull(values.get(k.branch)),
+    worktree: orNull(values.get(k.worktree)),
+    resultFile,
+    warnings,
+  };
+}

@@ -1,0 +1,168 @@
+// One attempt of one plan: its partial file, its isolation, its timeout, and how it ended. It
+// never throws: whatever happens becomes an AttemptEnd.
+import { join, relative } from 'node:path';
+import { RalphError } from '../errors.js';
+import { EXIT_CODES } from '../contract.js';
+import type { RunEvent } from '../loop/events.js';
+import type { RunResult } from '../loop/types.js';
+import type { BatchEvent } from './events.js';
+import { partialPath, PartialWriter } from './partial-file.js';
+import { progressLine, renderHeader } from './result-file.js';
+import type { AttemptOutcome, BatchPlan, RunPlanFn, SharedExecOptions } from './types.js';
+import { ensureWorktree, insideWorktree, planInWorktree } from './worktree.js';
+
+export const RUNS_DIR = 'runs';
+export const WORKTREES_DIR = 'worktrees';
+
+export function runDirName(plan: string, attempt: number): string {
+  return attempt === 1 ? plan : `${plan}.${attempt}`;
+}
+
+export interface Isolation {
+  repo: string;
+  worktree: string;
+  branch: string;
+}
+
+export interface AttemptContext {
+  out: string;
+  plan: BatchPlan;
+  attempt: number;
+  cwd: string;
+  exec: SharedExecOptions;
+  runPlan: RunPlanFn;
+  wantOutput: boolean;
+  batchSignal: AbortSignal;
+  planTimeoutMs: number | undefined;
+  /** How long a run may take to stop once aborted before it is left behind as a straggler. */
+  stragglerGraceMs: number;
+  isolation: Isolation | null;
+  emit: (e: BatchEvent) => void;
+  now: () => Date;
+}
+
+export interface AttemptEnd {
+  outcome: AttemptOutcome;
+  reason: string;
+  exitCode: number | null;
+  result: RunResult | null;
+  writer: PartialWriter;
+  startedAt: Date;
+  runDir: string;
+  planPath: string;
+}
+
+type Settled = { kind: 'result'; result: RunResult } | { kind: 'error'; error: unknown } | { kind: 'stuck' };
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
+  const { out, plan, attempt } = ctx;
+  const startedAt = ctx.now();
+  const runDir = join(out, RUNS_DIR, runDirName(plan.id, attempt));
+  const rel = (p: string) => relative(out, p) || '.';
+  const iso = ctx.isolation;
+  const writer = new PartialWriter(
+    partialPath(out, plan.id),
+    renderHeader({
+      plan: plan.id,
+      planPath: plan.path,
+      attempt,
+      startedAt: startedAt.toISOString(),
+      runDir: rel(runDir),
+      branch: iso?.branch ?? null,
+      worktree: iso ? rel(iso.worktree) : null,
+    }),
+  );
+  const ended = (outcome: AttemptOutcome, reason: string, result: RunResult | null, planPath: string): AttemptEnd => ({
+    outcome,
+    reason,
+    exitCode: result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed),
+    result,
+    writer,
+    startedAt,
+    runDir,
+    planPath,
+  });
+
+  let planPath = plan.path;
+  let cwd = ctx.exec.cwd ?? ctx.cwd;
+  if (iso) {
+    try {
+      await ensureWorktree(iso.repo, iso.worktree, iso.branch);
+      planPath = await planInWorktree(iso.repo, iso.worktree, plan.path);
+      cwd = insideWorktree(iso.repo, iso.worktree, cwd) ?? iso.worktree;
+    } catch (error) {
+      writer.line(`- ${ctx.now().toISOString().slice(11, 19)} ${message(error)}`);
+      return ended('crashed', message(error), null, planPath);
+    }
+  }
+  ctx.emit({ type: 'plan-start', plan: plan.id, attempt, runDir, cwd, branch: iso?.branch ?? null, worktree: iso?.worktree ?? null });
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const onBatchAbort = () => controller.abort(ctx.batchSignal.reason);
+  if (ctx.batchSignal.aborted) onBatchAbort();
+  else ctx.batchSignal.addEventListener('abort', onBatchAbort, { once: true });
+  const timeout =
+    ctx.planTimeoutMs !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(new Error('plan timeout'));
+        }, ctx.planTimeoutMs)
+      : undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<Settled>((resolve) => {
+    const arm = () => {
+      graceTimer = setTimeout(() => resolve({ kind: 'stuck' }), ctx.stragglerGraceMs);
+    };
+    if (controller.signal.aborted) arm();
+    else controller.signal.addEventListener('abort', arm, { once: true });
+  });
+
+  const onEvent = (event: RunEvent) => {
+    // A straggler's events (after the attempt ended) go nowhere.
+    if (writer.closed) return;
+    try {
+      const line = progressLine(event, ctx.now());
+      if (line !== null) writer.line(line);
+      ctx.emit({ type: 'run', plan: plan.id, attempt, event });
+    } catch {
+      // rendering progress must never break the run
+    }
+  };
+  const running: Promise<Settled> = Promise.resolve()
+    .then(() => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { signal: controller.signal, onEvent, wantOutput: ctx.wantOutput }))
+    .then(
+      (result) => ({ kind: 'result', result }) as const,
+      (error: unknown) => ({ kind: 'error', error }) as const,
+    );
+  const settled = await Promise.race([running, stuck]);
+  clearTimeout(timeout);
+  clearTimeout(graceTimer);
+  ctx.batchSignal.removeEventListener('abort', onBatchAbort);
+
+  const timeoutText = () => `plan timeout of ${Math.round((ctx.planTimeoutMs ?? 0) / 1000)}s reached`;
+  switch (settled.kind) {
+    case 'result': {
+      const r = settled.result;
+      if (timedOut && r.outcome === 'interrupted') return ended('timed_out', `${timeoutText()} (${r.reason})`, r, planPath);
+      return ended(r.outcome, r.reason, r, planPath);
+    }
+    case 'error': {
+      const e = settled.error;
+      if (e instanceof RalphError && e.exitCode === EXIT_CODES.usage) return ended('invalid', message(e), null, planPath);
+      return ended('crashed', `the run crashed: ${message(e)}`, null, planPath);
+    }
+    case 'stuck': {
+      const why = `the run did not stop within ${Math.round(ctx.stragglerGraceMs / 1000)}s of being asked; left behind`;
+      return timedOut ? ended('timed_out', `${timeoutText()}; ${why}`, null, planPath) : ended('interrupted', why, null, planPath);
+    }
+    default: {
+      const never: never = settled;
+      return never;
+    }
+  }
+}

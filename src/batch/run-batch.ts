@@ -1,0 +1,223 @@
+// `ralph batch` as a function: plans in, one `.md` result per launched plan, index.md,
+// batch.json and report.md out. It never prints and never installs signal handlers: the caller
+// passes an AbortSignal and subscribes to events.
+import { access, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { DEFAULTS } from '../contract.js';
+import { UsageError } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { BATCH_FILE, readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
+import type { BatchEvent } from './events.js';
+import { batchExitCode, countComplete, INDEX_FILE, readRows, renderIndex, REPORT_FILE } from './index-file.js';
+import { resolvePlans } from './plan-list.js';
+import { runPool } from './pool.js';
+import { writeBatchReport, type ReportWriter } from './report.js';
+import { nextAttempt, prepareResume } from './resume.js';
+import { WORKTREES_DIR, type Isolation } from './run-attempt.js';
+import { runPlanWithRetry } from './run-plan.js';
+import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
+import { branchName, gitTopLevel, hasHead } from './worktree.js';
+
+export interface BatchOptions {
+  /** Where the batch starts; relative paths resolve against it. */
+  cwd: string;
+  /** Plan files and folders (a new batch). */
+  plans?: string[];
+  /** The folder of an earlier batch to resume. */
+  resume?: string;
+  out?: string;
+  concurrency?: number;
+  isolate?: IsolateMode;
+  planTimeoutMs?: number;
+  exec?: SharedExecOptions;
+}
+
+export interface BatchDeps {
+  runPlan?: RunPlanFn;
+  signal?: AbortSignal;
+  onEvent?: (e: BatchEvent) => void;
+  now?: () => Date;
+  /** How long an aborted run may take to stop before the batch moves on without it. */
+  stragglerGraceMs?: number;
+  writeReport?: ReportWriter;
+  /** Whether the runs decode their output into `output` events (only --json shows them). */
+  wantOutput?: boolean;
+}
+
+/** The loop's runPlan, loaded when first needed so the batch module does not pull it in for tests. */
+export async function loadRunPlan(): Promise<RunPlanFn> {
+  return (await import('../loop/index.js')).runPlan;
+}
+
+function batchIdAt(at: Date): string {
+  const iso = at.toISOString();
+  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkConcurrency(n: number | undefined): number {
+  const c = n ?? 1;
+  if (!Number.isInteger(c) || c < 1) throw new UsageError(`--concurrency must be a whole number of at least 1 (got ${n})`);
+  return c;
+}
+
+async function chooseIsolation(cwd: string, concurrency: number, asked: IsolateMode | undefined): Promise<{ isolate: IsolateMode; repo: string | null }> {
+  const isolate = asked ?? (concurrency > 1 ? 'worktree' : 'none');
+  if (isolate === 'none') return { isolate, repo: null };
+  const repo = await gitTopLevel(cwd);
+  if (!repo) {
+    throw new UsageError(
+      asked ? `--isolate worktree needs a git repository, and ${cwd} is not in one` : `running ${concurrency} plans at once needs a git repository (each plan gets its own worktree), and ${cwd} is not in one`,
+      'run inside a git repository, use --concurrency 1, or pass --isolate none to let plans share the folder',
+    );
+  }
+  if (!(await hasHead(repo))) {
+    throw new UsageError(`${repo} has no commit yet, so there is nothing to make worktrees from`, 'commit once, or pass --isolate none');
+  }
+  return { isolate, repo };
+}
+
+async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFile> {
+  const concurrency = checkConcurrency(options.concurrency);
+  const plans = await resolvePlans(options.plans ?? [], options.cwd);
+  const { isolate, repo } = await chooseIsolation(options.cwd, concurrency, options.isolate);
+  const at = now();
+  let batchId = batchIdAt(at);
+  let out: string;
+  if (options.out) {
+    out = resolve(options.cwd, options.out);
+  } else {
+    const base = resolve(options.cwd, '.ralph', 'batches');
+    out = join(base, batchId);
+    for (let n = 2; await exists(out); n++) out = join(base, `${batchIdAt(at)}-${n}`);
+    batchId = out.slice(base.length + 1);
+  }
+  if (await exists(join(out, BATCH_FILE))) {
+    throw new UsageError(`${out} already holds a batch`, `continue it with: ralph batch --resume ${out}`);
+  }
+  await mkdir(out, { recursive: true });
+  const stamp = at.toISOString();
+  return {
+    version: 1,
+    batchId,
+    createdAt: stamp,
+    updatedAt: stamp,
+    cwd: options.cwd,
+    out,
+    options: { concurrency, isolate, planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} },
+    repo,
+    plans,
+    status: 'running',
+    complete: null,
+    exitCode: null,
+    results: [],
+  };
+}
+
+async function resumedBatch(options: BatchOptions, now: () => Date): Promise<BatchFile> {
+  if (options.plans?.length) throw new UsageError('--resume takes the batch folder only; its plans are in its batch.json');
+  const out = resolve(options.cwd, options.resume!);
+  const file = await readBatchFile(out);
+  const concurrency = checkConcurrency(options.concurrency ?? file.options.concurrency);
+  const { isolate, repo } = await chooseIsolation(file.cwd, concurrency, file.options.isolate);
+  return {
+    ...file,
+    out,
+    updatedAt: now().toISOString(),
+    options: { ...file.options, concurrency, isolate, planTimeoutMs: options.planTimeoutMs ?? file.options.planTimeoutMs },
+    repo,
+    status: 'running',
+  };
+}
+
+export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Promise<BatchSummary> {
+  const now = deps.now ?? (() => new Date());
+  const emit = deps.onEvent ?? (() => undefined);
+  const signal = deps.signal ?? new AbortController().signal;
+  const resumed = options.resume !== undefined;
+  // Loaded first: a broken install must not leave an empty batch folder behind.
+  const runPlan = deps.runPlan ?? (await loadRunPlan());
+  const file = resumed ? await resumedBatch(options, now) : await newBatch(options, now);
+  const { out } = file;
+  await writeBatchFile(out, file);
+
+  const notes = new Map<string, string[]>();
+  const toRun: { plan: BatchPlan; firstAttempt: number }[] = [];
+  for (const plan of file.plans) {
+    if (resumed) {
+      const d = await prepareResume(out, plan);
+      if (d.notes.length) notes.set(plan.id, d.notes);
+      for (const message of d.notes) emit({ type: 'warning', plan: plan.id, message });
+      if (!d.run) continue;
+    }
+    toRun.push({ plan, firstAttempt: await nextAttempt(out, plan.id) });
+  }
+
+  emit({
+    type: 'batch-start',
+    batchId: file.batchId,
+    out,
+    plans: file.plans.map((p) => p.id),
+    toRun: toRun.map((t) => t.plan.id),
+    concurrency: file.options.concurrency,
+    isolate: file.options.isolate,
+    resumed,
+  });
+
+  const isolationOf = (plan: BatchPlan): Isolation | null =>
+    file.repo ? { repo: file.repo, worktree: join(out, WORKTREES_DIR, plan.id), branch: branchName(file.batchId, plan.id) } : null;
+  await runPool(
+    toRun,
+    file.options.concurrency,
+    async ({ plan, firstAttempt }) => {
+      try {
+        await runPlanWithRetry({
+          out,
+          plan,
+          firstAttempt,
+          cwd: file.cwd,
+          exec: { ...file.options.exec, cwd: file.options.exec.cwd ? resolve(file.cwd, file.options.exec.cwd) : file.cwd },
+          runPlan,
+          wantOutput: deps.wantOutput ?? false,
+          batchSignal: signal,
+          planTimeoutMs: file.options.planTimeoutMs ?? undefined,
+          stragglerGraceMs: deps.stragglerGraceMs ?? DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs,
+          isolation: isolationOf(plan),
+          emit,
+          now,
+        });
+      } catch (error) {
+        // Writing a plan's files failed (disk full, permissions): the others carry on.
+        emit({ type: 'warning', plan: plan.id, message: `could not write the result of ${plan.id}: ${(error as Error).message}` });
+      }
+    },
+    signal,
+  );
+
+  const interrupted = signal.aborted;
+  const rows = await readRows(out, file.plans, notes);
+  const reportWarning = await (deps.writeReport ?? writeBatchReport)(out);
+  if (reportWarning) emit({ type: 'warning', message: reportWarning });
+  const indexPath = join(out, INDEX_FILE);
+  await writeFileAtomic(indexPath, renderIndex(file.batchId, rows, { report: reportWarning ? null : REPORT_FILE, warnings: reportWarning ? [reportWarning] : [] }));
+  const exitCode = batchExitCode(rows, interrupted);
+  const complete = countComplete(rows);
+  await writeBatchFile(out, {
+    ...file,
+    updatedAt: now().toISOString(),
+    status: interrupted ? 'interrupted' : 'done',
+    complete,
+    exitCode,
+    results: rows,
+  });
+  emit({ type: 'batch-end', complete, total: rows.length, exitCode, interrupted, index: indexPath });
+  return { batchId: file.batchId, out, total: rows.length, complete, interrupted, exitCode, rows };
+}

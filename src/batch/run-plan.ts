@@ -1,0 +1,96 @@
+// One plan of a batch from launch to its single `.md` result (CONTRACT §6): a failed, exhausted,
+// off-the-rails, crashed or timed-out attempt is retried once, its partial moved aside first;
+// a second failure leaves an error stub.
+import { rename } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { indexFindings, readFindings, verdictOf, type IndexedFinding } from './findings-index.js';
+import { moveAside, partialPath, resultPath } from './partial-file.js';
+import { renderErrorStub, renderResult, type ResultFacts } from './result-file.js';
+import { runAttempt, type AttemptContext, type AttemptEnd } from './run-attempt.js';
+import { readFreshSummary, summaryPathOf } from './summary-file.js';
+import { RETRYABLE, type Verdict } from './types.js';
+
+export type PlanContext = Omit<AttemptContext, 'attempt'> & {
+  /** Number of the first attempt (later than 1 when a resumed batch runs a plan again). */
+  firstAttempt: number;
+};
+
+function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: string[]): ResultFacts {
+  const rel = (p: string) => relative(ctx.out, p) || '.';
+  return {
+    outcome: end.outcome,
+    reason: end.reason,
+    exitCode: end.exitCode,
+    attempts: attempt,
+    iterations: end.result?.iterations ?? null,
+    costUsd: end.result?.costUsd ?? null,
+    prUrl: end.result?.prUrl ?? null,
+    branch: ctx.isolation?.branch ?? null,
+    worktree: ctx.isolation ? rel(ctx.isolation.worktree) : null,
+    runDir: rel(end.runDir),
+    previous: previous.map(rel),
+    endedAt: ctx.now().toISOString(),
+  };
+}
+
+async function findingsOf(end: AttemptEnd): Promise<IndexedFinding[]> {
+  try {
+    return indexFindings(await readFindings(end.runDir));
+  } catch {
+    return [];
+  }
+}
+
+/** Appends the result and the sentinel, closes the attempt's writer, and returns the verdict. */
+async function finishPartial(end: AttemptEnd, facts: ResultFacts): Promise<Verdict> {
+  const findings = await findingsOf(end);
+  const verdict = end.outcome === 'invalid' ? 'error' : verdictOf(findings, end.outcome);
+  const summaryPath = await summaryPathOf(end.planPath);
+  const summary = summaryPath === null ? undefined : await readFreshSummary(summaryPath, end.startedAt);
+  end.writer.write(renderResult(facts, findings, verdict, summary));
+  end.writer.close();
+  return verdict;
+}
+
+export async function runPlanWithRetry(ctx: PlanContext): Promise<void> {
+  const id = ctx.plan.id;
+  const previous: string[] = [];
+  let failures = 0;
+  for (let attempt = ctx.firstAttempt; ; attempt++) {
+    const end = await runAttempt({ ...ctx, attempt });
+    const facts = factsOf(ctx, end, attempt, previous);
+    const failed = RETRYABLE.has(end.outcome);
+    const verdict = await finishPartial(end, facts);
+
+    if (failed && failures === 0 && !ctx.batchSignal.aborted) {
+      failures++;
+      const movedTo = await moveAside(ctx.out, partialPath(ctx.out, id), `${id}.attempt-${attempt}.md`);
+      previous.push(movedTo);
+      ctx.emit({ type: 'plan-retry', plan: id, attempt: attempt + 1, outcome: end.outcome, reason: end.reason, movedTo });
+      continue;
+    }
+
+    const final = resultPath(ctx.out, id);
+    const stub = (failed && failures > 0) || end.outcome === 'invalid';
+    if (stub) {
+      const movedTo = await moveAside(ctx.out, partialPath(ctx.out, id), `${id}.attempt-${attempt}.md`);
+      previous.push(movedTo);
+      await writeFileAtomic(final, renderErrorStub(id, { ...facts, previous: previous.map((p) => relative(ctx.out, p)) }));
+    } else {
+      await rename(partialPath(ctx.out, id), final);
+    }
+    ctx.emit({
+      type: 'plan-end',
+      plan: id,
+      attempt,
+      outcome: end.outcome,
+      reason: end.reason,
+      verdict: stub ? 'error' : verdict,
+      resultFile: final,
+      iterations: facts.iterations,
+      costUsd: facts.costUsd,
+    });
+    return;
+  }
+}

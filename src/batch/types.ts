@@ -1,0 +1,67 @@
+// The shapes of a batch: what it is asked to do, what each plan ended with, and the runner seam
+// (the loop's runPlan, injected so tests and the pool never depend on a real agent).
+import type { Outcome } from '../contract.js';
+import type { RunEvent } from '../loop/events.js';
+import type { ExecOptions, RunResult } from '../loop/types.js';
+
+export type RunPlanFn = (
+  options: ExecOptions,
+  hooks?: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; wantOutput?: boolean },
+) => Promise<RunResult>;
+
+export type IsolateMode = 'worktree' | 'none';
+
+/** Executor options shared by every plan of the batch (no planPath/runDir/resume: batch sets those). */
+export type SharedExecOptions = Omit<Partial<ExecOptions>, 'planPath' | 'runDir' | 'resume'>;
+
+/** One plan of the batch, as stored in batch.json. */
+export interface BatchPlan {
+  id: string;
+  /** Absolute path of the plan file in the original checkout. */
+  path: string;
+}
+
+/**
+ * How one attempt ended. `crashed`: runPlan threw something other than a usage error;
+ * `timed_out`: --plan-timeout fired; `invalid`: runPlan refused the plan (usage error).
+ */
+export type AttemptOutcome = Outcome | 'crashed' | 'timed_out' | 'invalid';
+
+export const RETRYABLE: ReadonlySet<AttemptOutcome> = new Set<AttemptOutcome>([
+  'failed',
+  'exhausted',
+  'off_rails',
+  'crashed',
+  'timed_out',
+]);
+
+export type Verdict = 'safe' | 'needs-changes' | 'risky' | 'error';
+
+/** A plan's row in index.md and batch.json, read back from its `.md` result file. */
+export interface PlanRow {
+  plan: string;
+  /** null: the plan was never launched (the batch was interrupted first). */
+  outcome: AttemptOutcome | null;
+  exitCode: number | null;
+  attempts: number;
+  iterations: number | null;
+  costUsd: number | null;
+  verdict: Verdict | null;
+  prUrl: string | null;
+  branch: string | null;
+  worktree: string | null;
+  /** Relative to the batch folder. */
+  resultFile: string | null;
+  warnings: string[];
+}
+
+/** What `ralph batch` prints and batch.json ends with. */
+export interface BatchSummary {
+  batchId: string;
+  out: string;
+  total: number;
+  complete: number;
+  interrupted: boolean;
+  exitCode: number;
+  rows: PlanRow[];
+}

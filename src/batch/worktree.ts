@@ -1,0 +1,91 @@
+// Isolation for concurrent plans: each gets its own `git worktree` on its own branch, so two
+// agents editing the same file never see each other's changes. Worktrees are kept afterwards
+// for review.
+import { execFile } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+async function git(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+  return stdout.trim();
+}
+
+/** The top folder of the git repository holding `cwd`, or null outside one (or without git). */
+export async function gitTopLevel(cwd: string): Promise<string | null> {
+  try {
+    return await git(cwd, ['rev-parse', '--show-toplevel']);
+  } catch {
+    return null;
+  }
+}
+
+export async function hasHead(repo: string): Promise<boolean> {
+  try {
+    await git(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function branchName(batchId: string, plan: string): string {
+  return `ralph/${batchId}/${plan}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function branchExists(repo: string, branch: string): Promise<boolean> {
+  try {
+    await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// git takes locks on the repository while adding a worktree; one at a time avoids lock errors.
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Makes (or, on a retry or resume, reuses) the worktree at `path` on `branch`, started from the
+ * repository's HEAD.
+ */
+export function ensureWorktree(repo: string, path: string, branch: string): Promise<void> {
+  const step = queue.then(async () => {
+    if (await exists(join(path, '.git'))) return;
+    const args = (await branchExists(repo, branch))
+      ? ['worktree', 'add', path, branch]
+      : ['worktree', 'add', '-b', branch, path, 'HEAD'];
+    try {
+      await git(repo, args);
+    } catch (error) {
+      const stderr = (error as { stderr?: string }).stderr?.trim();
+      throw new Error(`git worktree add failed for ${path}: ${stderr || (error as Error).message}`);
+    }
+  });
+  queue = step.catch(() => undefined);
+  return step;
+}
+
+/** `path` as seen inside the worktree when it lies inside the repository, else null. */
+export function insideWorktree(repo: string, worktree: string, path: string): string | null {
+  const rel = relative(repo, path);
+  if (rel.startsWith('..') || isAbsolute(rel)) return null;
+  return join(worktree, rel);
+}
+
+/** The plan file to run in a worktree: its copy there when it exists, else the original. */
+export async function planInWorktree(repo: string, worktree: string, planPath: string): Promise<string> {
+  const inside = insideWorktree(repo, worktree, planPath);
+  return inside !== null && (await exists(inside)) ? inside : planPath;
+}

@@ -1,0 +1,98 @@
+// `ralph batch <plans…|folder>`: many plans, each one agent, with flux-drive result files
+// (CONTRACT §6). The command parses flags, owns SIGINT/SIGTERM and picks a renderer; the work is
+// runBatch's.
+import { Option } from 'commander';
+import { EXIT_CODES } from '../../contract.js';
+import { UsageError } from '../../errors.js';
+import { parseDuration } from '../../util/duration.js';
+import type { BatchDeps, SharedExecOptions } from '../../batch/index.js';
+import { addExecOptions, execOptionsFrom, type RawExecFlags } from '../exec-options.js';
+import type { RegisterCommand } from '../context.js';
+
+interface BatchFlags extends RawExecFlags {
+  concurrency?: string;
+  out?: string;
+  isolate?: 'worktree' | 'none';
+  planTimeout?: string;
+  json?: boolean;
+}
+
+function count(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag}: expected a whole number of at least ${min}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+function duration(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new UsageError(`${flag}: expected a duration like 90m, 1h30m or 45s, got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+/** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
+function sharedExecOptions(flags: BatchFlags, passThrough: string[]): SharedExecOptions {
+  if (flags.runDir !== undefined) throw new UsageError('--run-dir names one run; in a batch each plan runs in <out>/runs/<plan id>', 'use --out to choose the batch folder');
+  if (flags.summary !== undefined) throw new UsageError('--summary names one summary file; in a batch each plan uses its own (front matter `summary:`, else <plan>.summary.json)');
+  const { planPath: _p, runDir: _r, resume: _s, ...shared } = { planPath: '', ...execOptionsFrom({ ...flags, resume: undefined }, passThrough, process.cwd()) };
+  return shared;
+}
+
+export const registerBatch: RegisterCommand = (program, ctx) => {
+  const command = program
+    .command('batch')
+    .description('run many plans, each one agent, with a result file per plan and an index (nightly batches)')
+    .argument('[plans...]', 'plan files, or a folder of *.md plans')
+    .option('--concurrency <n>', 'plans running at once (default 1)')
+    .option('--out <dir>', 'batch folder (default .ralph/batches/<timestamp>)')
+    .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
+    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once')
+    .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
+    .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');
+  addExecOptions(command);
+  command.addHelpText('after', '\nAfter `--`: the agent program and its arguments (the command executor), as for `ralph exec`.\nExit codes: 0 all complete, 1 any failed or errored, 2 any blocked, 3 otherwise, 64 usage error, 130 interrupted.');
+  command.action(async (planArgs: string[], flags: BatchFlags) => {
+    const passThrough = ctx.passThrough;
+    if (flags.resume === undefined && planArgs.length === 0) throw new UsageError('no plans given', 'usage: ralph batch <plans…|folder> [options] [-- <command> [args…]], or ralph batch --resume <dir>');
+
+    // Loaded here so other commands do not pay for batch's modules at start-up.
+    const { createJsonProgress, createPlainProgress, createTtyProgress, runBatch } = await import('../../batch/index.js');
+    const stdout = ctx.stdout as NodeJS.WriteStream;
+    const renderer = flags.json ? createJsonProgress(ctx.stdout) : stdout.isTTY ? createTtyProgress(ctx.stdout) : createPlainProgress(ctx.stdout);
+    const controller = new AbortController();
+    const onSignal = (name: NodeJS.Signals) => {
+      if (controller.signal.aborted) {
+        // A second Ctrl+C: leave now. The partial files left behind are what --resume handles.
+        renderer.stop();
+        ctx.stderr.write(`ralph: ${name} again: stopping at once; \`ralph batch --resume <out>\` re-runs what was cut short\n`);
+        process.exit(EXIT_CODES.interrupted);
+      }
+      ctx.stderr.write(`\nralph: ${name}: stopping every running plan (their results are written; press Ctrl+C again to stop at once; continue with --resume)\n`);
+      controller.abort(new Error(name));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const deps: BatchDeps = { signal: controller.signal, onEvent: (e) => renderer.onEvent(e), wantOutput: flags.json === true };
+    try {
+      const summary = await runBatch(
+        {
+          cwd: process.cwd(),
+          plans: planArgs,
+          resume: flags.resume,
+          out: flags.out,
+          concurrency: count('--concurrency', flags.concurrency, 1),
+          isolate: flags.isolate,
+          planTimeoutMs: duration('--plan-timeout', flags.planTimeout),
+          exec: sharedExecOptions(flags, passThrough),
+        },
+        deps,
+      );
+      ctx.exitCode = summary.exitCode;
+    } finally {
+      renderer.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+};
