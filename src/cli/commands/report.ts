@@ -1,13 +1,10 @@
-// `ralph report`: the observations report across runs (CONTRACT §5).
-import { resolve } from 'node:path';
+// `ralph report`: the observations report across runs (CONTRACT §5). Only the options live here;
+// the work is loaded when the command runs.
 import { Option } from 'commander';
 import { RUN_FILES, SEVERITIES } from '../../contract.js';
-import { UsageError } from '../../errors.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
-import { buildReport, parseFilters, renderReport, REPORT_FORMATS, type ReportFormat } from '../../findings/report/index.js';
 import type { RegisterCommand } from '../context.js';
 
-interface ReportFlags {
+export interface ReportFlags {
   runs?: string;
   format: string;
   out?: string;
@@ -33,36 +30,7 @@ export const registerReport: RegisterCommand = (program, ctx) => {
     .option('--plan <plan>', 'only these plan ids (repeat or comma-separate)', collect, [])
     .option('--since <when>', 'only findings since a duration ago (24h, 7d) or an ISO date')
     .action(async (flags: ReportFlags) => {
-      if (!(REPORT_FORMATS as readonly string[]).includes(flags.format)) {
-        throw new UsageError(`--format: unknown format ${JSON.stringify(flags.format)}`, `Choose one of: ${REPORT_FORMATS.join(', ')}.`);
-      }
-      const filters = parseFilters({
-        minSeverity: flags.minSeverity,
-        type: flags.type,
-        action: flags.action,
-        plan: flags.plan,
-        since: flags.since,
-      });
-      const runsDir = flags.runs ?? RUN_FILES.root;
-      const report = await buildReport({ runsDir, filters });
-      if (report.runs.length === 0 && report.summary.occurrences === 0 && report.summary.invalid === 0 && report.summary.brokenLines === 0) {
-        ctx.stdout.write(`No runs found under ${runsDir} (no ${RUN_FILES.findings} or ${RUN_FILES.result}${hasFilters(filters) ? ' matching the filters' : ''}).\n`);
-        return;
-      }
-      const text = renderReport(report, flags.format as ReportFormat);
-      if (flags.out !== undefined) {
-        await writeFileAtomic(resolve(flags.out), text);
-        ctx.stderr.write(`ralph: report written to ${flags.out}\n`);
-      } else {
-        ctx.stdout.write(text);
-      }
-      if (report.summary.brokenLines > 0) {
-        ctx.stderr.write(`ralph: warning: skipped ${report.summary.brokenLines} unreadable line(s) in findings logs (listed in the report)\n`);
-      }
-      for (const p of report.problems) ctx.stderr.write(`ralph: warning: ${p.file}: ${p.message}\n`);
+      const { reportCommand } = await import('../report-command.js');
+      await reportCommand(flags, ctx);
     });
 };
-
-function hasFilters(f: object): boolean {
-  return Object.keys(f).length > 0;
-}

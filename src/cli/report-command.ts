@@ -1,0 +1,42 @@
+// The work of `ralph report`, loaded only when the command runs.
+import { resolve } from 'node:path';
+import { RUN_FILES } from '../contract.js';
+import { UsageError } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { buildReport, parseFilters, renderReport, REPORT_FORMATS, type ReportFormat } from '../findings/report/index.js';
+import type { CliContext } from './context.js';
+import type { ReportFlags } from './commands/report.js';
+
+export async function reportCommand(flags: ReportFlags, ctx: CliContext): Promise<void> {
+  if (!(REPORT_FORMATS as readonly string[]).includes(flags.format)) {
+    throw new UsageError(`--format: unknown format ${JSON.stringify(flags.format)}`, `Choose one of: ${REPORT_FORMATS.join(', ')}.`);
+  }
+  const filters = parseFilters({
+    minSeverity: flags.minSeverity,
+    type: flags.type,
+    action: flags.action,
+    plan: flags.plan,
+    since: flags.since,
+  });
+  const runsDir = flags.runs ?? RUN_FILES.root;
+  const report = await buildReport({ runsDir, filters });
+  if (report.runs.length === 0 && report.summary.occurrences === 0 && report.summary.invalid === 0 && report.summary.brokenLines === 0) {
+    ctx.stdout.write(`No runs found under ${runsDir} (no ${RUN_FILES.findings} or ${RUN_FILES.result}${hasFilters(filters) ? ' matching the filters' : ''}).\n`);
+    return;
+  }
+  const text = renderReport(report, flags.format as ReportFormat);
+  if (flags.out !== undefined) {
+    await writeFileAtomic(resolve(flags.out), text);
+    ctx.stderr.write(`ralph: report written to ${flags.out}\n`);
+  } else {
+    ctx.stdout.write(text);
+  }
+  if (report.summary.brokenLines > 0) {
+    ctx.stderr.write(`ralph: warning: skipped ${report.summary.brokenLines} unreadable line(s) in findings logs (listed in the report)\n`);
+  }
+  for (const p of report.problems) ctx.stderr.write(`ralph: warning: ${p.file}: ${p.message}\n`);
+}
+
+function hasFilters(f: object): boolean {
+  return Object.keys(f).length > 0;
+}
