@@ -2,8 +2,9 @@
 // so a rename while the attempt is still running moves the file without losing lines, and once
 // the attempt is closed a straggling event cannot write anything, anywhere.
 import { closeSync, openSync, writeSync, mkdirSync } from 'node:fs';
-import { mkdir, rename, access } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { pathExists } from '../util/path-exists.js';
 
 export const PARTIAL_SUFFIX = '.md.partial';
 export const RESULT_SUFFIX = '.md';
@@ -49,21 +50,13 @@ export class PartialWriter {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Moves a file into `{out}/attempts/` under a name that is not taken yet; returns the new path. */
 export async function moveAside(out: string, from: string, name: string): Promise<string> {
   const dir = join(out, ATTEMPTS_DIR);
   await mkdir(dir, { recursive: true });
   let target = join(dir, name);
-  for (let n = 2; await exists(target); n++) target = join(dir, `${n}-${name}`);
+  for (let n = 2; await pathExists(target); n++) target = join(dir, `${n}-${name}`);
   await rename(from, target);
   return target;
 }

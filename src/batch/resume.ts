@@ -5,21 +5,14 @@
 // - a `.md` whose outcome is `interrupted`: move it aside, run the plan again;
 // - a `.md` without the sentinel: accept it, with a warning in the index;
 // - no result at all: run the plan.
-import { access, readFile, rename } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { moveAside, partialPath, resultPath } from './partial-file.js';
 import { endsWithSentinel, parseResultFile } from './result-file.js';
 import { RUNS_DIR, runDirName } from './run-attempt.js';
 import type { BatchPlan } from './types.js';
+import { pathExists } from '../util/path-exists.js';
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function readOrNull(path: string): Promise<string | null> {
   try {
@@ -32,7 +25,7 @@ async function readOrNull(path: string): Promise<string | null> {
 /** The first attempt number whose run directory is free. */
 export async function nextAttempt(out: string, plan: string): Promise<number> {
   let n = 1;
-  while (await exists(join(out, RUNS_DIR, runDirName(plan, n)))) n++;
+  while (await pathExists(join(out, RUNS_DIR, runDirName(plan, n)))) n++;
   return n;
 }
 
@@ -49,7 +42,7 @@ export async function prepareResume(out: string, plan: BatchPlan): Promise<Resum
   const partial = partialPath(out, plan.id);
   const partialText = await readOrNull(partial);
   if (partialText !== null) {
-    if (endsWithSentinel(partialText) && !(await exists(md))) {
+    if (endsWithSentinel(partialText) && !(await pathExists(md))) {
       await rename(partial, md);
       notes.push(`resume: promoted ${plan.id}.md.partial, which was complete, to ${plan.id}.md`);
     } else {

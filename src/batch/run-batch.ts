@@ -1,7 +1,7 @@
 // `ralph batch` as a function: plans in, one `.md` result per launched plan, index.md,
 // batch.json and report.md out. It never prints and never installs signal handlers: the caller
 // passes an AbortSignal and subscribes to events.
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
@@ -17,6 +17,7 @@ import { WORKTREES_DIR, type Isolation } from './run-attempt.js';
 import { runPlanWithRetry } from './run-plan.js';
 import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
+import { pathExists } from '../util/path-exists.js';
 
 export interface BatchOptions {
   /** Where the batch starts; relative paths resolve against it. */
@@ -54,14 +55,6 @@ function batchIdAt(at: Date): string {
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function checkConcurrency(n: number | undefined): number {
   const c = n ?? 1;
@@ -97,10 +90,10 @@ async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFi
   } else {
     const base = resolve(options.cwd, '.ralph', 'batches');
     out = join(base, batchId);
-    for (let n = 2; await exists(out); n++) out = join(base, `${batchIdAt(at)}-${n}`);
+    for (let n = 2; await pathExists(out); n++) out = join(base, `${batchIdAt(at)}-${n}`);
     batchId = out.slice(base.length + 1);
   }
-  if (await exists(join(out, BATCH_FILE))) {
+  if (await pathExists(join(out, BATCH_FILE))) {
     throw new UsageError(`${out} already holds a batch`, `continue it with: ralph batch --resume ${out}`);
   }
   await mkdir(out, { recursive: true });

@@ -2,9 +2,9 @@
 // agents editing the same file never see each other's changes. Worktrees are kept afterwards
 // for review.
 import { execFile } from 'node:child_process';
-import { access } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { pathExists } from '../util/path-exists.js';
 
 const run = promisify(execFile);
 
@@ -35,14 +35,6 @@ export function branchName(batchId: string, plan: string): string {
   return `ralph/${batchId}/${plan}`;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function branchExists(repo: string, branch: string): Promise<boolean> {
   try {
@@ -62,7 +54,7 @@ let queue: Promise<unknown> = Promise.resolve();
  */
 export function ensureWorktree(repo: string, path: string, branch: string): Promise<void> {
   const step = queue.then(async () => {
-    if (await exists(join(path, '.git'))) return;
+    if (await pathExists(join(path, '.git'))) return;
     const args = (await branchExists(repo, branch))
       ? ['worktree', 'add', path, branch]
       : ['worktree', 'add', '-b', branch, path, 'HEAD'];
@@ -87,5 +79,5 @@ export function insideWorktree(repo: string, worktree: string, path: string): st
 /** The plan file to run in a worktree: its copy there when it exists, else the original. */
 export async function planInWorktree(repo: string, worktree: string, planPath: string): Promise<string> {
   const inside = insideWorktree(repo, worktree, planPath);
-  return inside !== null && (await exists(inside)) ? inside : planPath;
+  return inside !== null && (await pathExists(inside)) ? inside : planPath;
 }

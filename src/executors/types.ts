@@ -59,8 +59,12 @@ export type ExecutorEvent =
   | { type: 'activity' }
   /** Tokens and cost of one request or one report; summed by the loop. costUsd null = unknown price. */
   | { type: 'usage'; tokens: TokenUsage; costUsd: number | null; contextTokens?: number }
-  /** A tool the agent used; `error` set when it failed (feeds the error-loop detector). */
-  | { type: 'tool'; name: string; summary: string; error?: string }
+  /**
+   * A tool the agent used. `phase: 'call'`: it asked for the tool and the outcome is not known
+   * yet; otherwise the call finished, and `error` is set when it failed (feeds the error-loop
+   * detector, which a finished call without error resets).
+   */
+  | { type: 'tool'; name: string; summary: string; error?: string; phase?: 'call' }
   /** The executor's own session id, for continuing the same conversation later. */
   | { type: 'session'; id: string }
   /** The process group the executor started, so a crashed ralph's orphan can be stopped on resume. */

@@ -2,7 +2,6 @@
 // the signal parsers. Every way the executor can be stopped early is raced here, and the first
 // cause is kept (silence, a timeout, a decision's grace, a limit, an error loop, an interrupt).
 import { StringDecoder } from 'node:string_decoder';
-import { DEFAULTS } from '../contract.js';
 import type { Executor, ExecutorEvent, Prompt, TokenUsage } from '../executors/types.js';
 import { addUsage, ZERO_USAGE } from '../executors/types.js';
 import { SignalParser, type ParserEvent, type Weighed } from '../signals/index.js';
@@ -169,7 +168,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         if (ev.error !== undefined) {
           const looping = errorLoop.record(`${ev.name}: ${ev.error}`);
           if (looping) stopWith('error_loop', `the same tool error 3 times in a row (${ev.name}): ${ev.error.slice(0, 200)}`);
-        } else {
+        } else if (ev.phase !== 'call') {
           errorLoop.success();
         }
         break;

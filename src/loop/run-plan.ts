@@ -2,7 +2,7 @@
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { EXIT_CODES, RALPH_ENV, type Outcome } from '../contract.js';
+import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
@@ -113,6 +113,7 @@ function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: strin
     nextPromptKind: 'continue',
     outcome: null,
     limits: limitsOf(config),
+    checkboxAtStart: false,
   };
   return { paths, state, mode: 'new' as const, note: undefined };
 }
@@ -170,7 +171,6 @@ class PlanRun {
   private readonly runAbort = new AbortController();
   private resumeReason: string | undefined;
   private repo = '';
-  private startedThisSession: number;
 
   constructor(private readonly init: PlanRunInit) {
     this.plan = init.plan;
@@ -181,7 +181,6 @@ class PlanRun {
     this.clock = init.clock;
     this.events = new JsonlAppender(this.paths.events);
     this.findings = new FindingsLog(this.paths.findings);
-    this.startedThisSession = this.clock.now();
     this.rules = [iterationCountIs(this.config.maxIterations)];
     if (this.config.maxCostUsd !== undefined) this.rules.push(costIs(this.config.maxCostUsd));
     if (this.config.maxRuntimeMs !== undefined) this.rules.push(runtimeIs(this.config.maxRuntimeMs));
@@ -302,7 +301,8 @@ class PlanRun {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
       state.headAtStart = await headSha(config.cwd);
-      if (isTaskCompleteChecked(plan.text)) {
+      state.checkboxAtStart = isTaskCompleteChecked(plan.text);
+      if (state.checkboxAtStart) {
         this.warn('the plan already has a checked "[x] TASK_COMPLETE" box at the start: it is stale and ignored');
       }
     } else {
@@ -311,7 +311,7 @@ class PlanRun {
       const interrupted = state.iterationStart;
       if (interrupted && state.iteration > 0) {
         const fc = fileClaims(config.cwd, interrupted.files);
-        const weighed = [...fc.claims, ...this.checkboxClaim(interrupted.checkbox)];
+        const weighed = [...fc.claims, ...this.checkboxClaim()];
         if (weighed.length > 0) {
           const ending = await this.settle(state.iteration, weighed, fc, undefined);
           if (ending) return ending;
@@ -361,7 +361,6 @@ class PlanRun {
         at: this.clock.now(),
         head: await headSha(config.cwd),
         files: snapshotSignalFiles(config.cwd),
-        checkbox: isTaskCompleteChecked(planText),
       };
       this.status('running');
       this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
@@ -412,7 +411,7 @@ class PlanRun {
         return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with --resume ${state.runId}` };
       }
       const fc = fileClaims(config.cwd, state.iterationStart.files);
-      const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim(state.iterationStart.checkbox)];
+      const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
       const ending = await this.settle(n, weighed, fc, result);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       if (ending) return ending;
@@ -425,9 +424,10 @@ class PlanRun {
     return { outcome: 'interrupted', reason: `interrupted; resume with --resume ${this.state.runId}` };
   }
 
-  private checkboxClaim(checkedAtStart: boolean): Weighed[] {
+  /** A checked box claims in every iteration, unless it was already checked when the run started (stale). */
+  private checkboxClaim(): Weighed[] {
     const text = this.readPlanText();
-    if (checkedAtStart || text === undefined || !isTaskCompleteChecked(text)) return [];
+    if (this.state.checkboxAtStart || text === undefined || !isTaskCompleteChecked(text)) return [];
     return [{ class: 'complete', name: '[x] TASK_COMPLETE', args: [], source: 'checkbox' }];
   }
 
@@ -491,7 +491,7 @@ class PlanRun {
         if (gate.complete) return { outcome: 'complete', reason: `${decision.name} accepted: ${gate.reason}` };
         if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
         if (recovered) return { outcome: 'off_rails', reason: `off the rails: ${stop!.detail}; the recovery claim was rejected: ${gate.reason}` };
-        const moved = moveAside(config.cwd, fc.files.filter((f) => f !== 'BLOCKED.md'), this.paths.rejected(n));
+        const moved = moveAside(config.cwd, fc.files.filter((f) => f !== SIGNAL_FILES.blocked), this.paths.rejected(n));
         if (moved.length) this.warn(`moved the rejected claim's files into ${this.paths.rejected(n)}: ${moved.join(', ')}`, n);
         state.feedback = render(this.init.templates['feedback-completion-rejected'], { claim: decision.name, reason: gate.reason });
         state.nextFresh = false;
@@ -520,7 +520,7 @@ class PlanRun {
         if (state.consecutiveBlockRejections >= 2) {
           return this.escalate(decision.reason, fc, `escalated after blocker claims were rejected in two iterations in a row (last: ${verdict.why})`);
         }
-        moveAside(config.cwd, fc.files.filter((f) => f === 'BLOCKED.md'), this.paths.rejected(n));
+        moveAside(config.cwd, fc.files.filter((f) => f === SIGNAL_FILES.blocked), this.paths.rejected(n));
         state.feedback = render(this.init.templates['feedback-blocker-rejected'], { reason: decision.reason, why: verdict.why });
         state.nextFresh = false;
         return undefined;

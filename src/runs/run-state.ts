@@ -27,8 +27,8 @@ export interface RunState {
   warnings: string[];
   prUrl: string | null;
   headAtStart: string | null;
-  /** What the signal files and the checkbox looked like when the current iteration started. */
-  iterationStart: { at: number; head: string | null; files: FileSnapshot; checkbox: boolean } | null;
+  /** What HEAD and the signal files looked like when the current iteration started. */
+  iterationStart: { at: number; head: string | null; files: FileSnapshot } | null;
   /** Process group of the executor while an iteration runs. */
   executorPid: number | null;
   pid: number;
@@ -37,6 +37,8 @@ export interface RunState {
   nextFresh: boolean;
   nextPromptKind: 'resume' | 'continue';
   outcome: Outcome | null;
+  /** The plan's TASK_COMPLETE box was already checked when the run started: stale, never a claim. */
+  checkboxAtStart: boolean;
   /** The limits in force (flags over front matter), for `ralph status`. */
   limits: RunLimits;
 }

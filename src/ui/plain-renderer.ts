@@ -7,6 +7,7 @@ import { stripControl } from './sanitize.js';
 export function plainRenderer(o: RendererOptions): Renderer {
   const now = o.clock ?? (() => new Date());
   let midLine = false;
+  let pendingCR = false;
   const line = (text: string) => {
     if (midLine) o.stdout.write('\n');
     midLine = false;
@@ -16,7 +17,13 @@ export function plainRenderer(o: RendererOptions): Renderer {
     onEvent(e: RunEvent) {
       if (e.type === 'output') {
         if (o.quiet) return;
-        const text = stripControl(e.text);
+        // A lone CR (progress bars redrawing a line) becomes a line end: logs hold lines.
+        // A CR at the end of a chunk waits: the next chunk may start with its LF.
+        let text = stripControl(e.text);
+        if (pendingCR && !text.startsWith('\n')) text = `\n${text}`;
+        pendingCR = text.endsWith('\r');
+        if (pendingCR) text = text.slice(0, -1);
+        text = text.replace(/\r\n?/g, '\n');
         if (text === '') return;
         o.stdout.write(text);
         midLine = !text.endsWith('\n');

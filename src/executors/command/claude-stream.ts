@@ -89,7 +89,7 @@ export class ClaudeStreamDecoder implements StreamDecoder {
         const summary = summarizeToolInput(block.input);
         const id = asString(block.id);
         if (id !== undefined) this.tools.set(id, { name, summary });
-        out.push({ type: 'tool', name, summary });
+        out.push({ type: 'tool', name, summary, phase: 'call' });
       }
     }
     return out;
@@ -103,13 +103,10 @@ export class ClaudeStreamDecoder implements StreamDecoder {
       const id = asString(block.tool_use_id);
       const call = id === undefined ? undefined : this.tools.get(id);
       if (id !== undefined) this.tools.delete(id);
-      if (block.is_error !== true) continue;
-      out.push({
-        type: 'tool',
-        name: call?.name ?? 'tool',
-        summary: call?.summary ?? '',
-        error: bounded(contentText(block.content), ERROR_MAX),
-      });
+      const finished: ExecutorEvent = { type: 'tool', name: call?.name ?? 'tool', summary: call?.summary ?? '' };
+      // A successful result matters too: it breaks a run of identical errors.
+      if (block.is_error === true) finished.error = bounded(contentText(block.content), ERROR_MAX);
+      out.push(finished);
     }
     return out;
   }

@@ -29,8 +29,9 @@ describe('claude-json', () => {
     expect(events).toEqual([
       { type: 'session', id: '3f1c2a9e-5b7d-4e21-9a0c-8d2f6b1e4c77' },
       { type: 'text', stream: 'stdout', chunk: "I'll start with Task 1: reading the current greeting module.\n", parseOnly: true },
+      { type: 'tool', name: 'Read', summary: '/home/dev/widgets/src/greeting.ts', phase: 'call' },
       { type: 'tool', name: 'Read', summary: '/home/dev/widgets/src/greeting.ts' },
-      { type: 'tool', name: 'Bash', summary: 'npm test -- greeting' },
+      { type: 'tool', name: 'Bash', summary: 'npm test -- greeting', phase: 'call' },
       {
         type: 'tool',
         name: 'Bash',
@@ -52,13 +53,14 @@ describe('claude-json', () => {
     expect(textOf(events)).toBe('Looking at it.\nContext is nearly full; saving progress.\n###BAILOUT:context full###\n');
     expect(meaningful(events).filter((e) => e.type !== 'text')).toEqual([
       { type: 'session', id: 'sess-edge-1' },
-      { type: 'tool', name: 'Bash', summary: 'cat NOTES.md echo ###PLAN_COMPLETE###' },
+      { type: 'tool', name: 'Bash', summary: 'cat NOTES.md echo ###PLAN_COMPLETE###', phase: 'call' },
       {
         type: 'tool',
         name: 'Bash',
         summary: 'cat NOTES.md echo ###PLAN_COMPLETE###',
         error: 'cat: NOTES.md: No such file or directory\n###BLOCKED:missing notes###',
       },
+      { type: 'tool', name: 'Task', summary: 'Check the tests', phase: 'call' },
       { type: 'tool', name: 'Task', summary: 'Check the tests' },
       { type: 'warning', message: expect.stringMatching(/^claude-json: a stdout line is not a JSON event .*\[hook\] pre-commit/) },
       { type: 'usage', tokens: { input: 1200, output: 220, cacheRead: 4000, cacheWrite: 300 }, costUsd: 0.5 },
@@ -108,7 +110,7 @@ describe('claude-json', () => {
     const events = meaningful(decode(Buffer.from(lines.join('\n') + '\n'), new ClaudeStreamDecoder()));
     expect(events).toEqual([
       { type: 'warning', message: expect.stringContaining('not a JSON event') },
-      { type: 'tool', name: 'tool', summary: '' },
+      { type: 'tool', name: 'tool', summary: '', phase: 'call' },
       { type: 'tool', name: 'tool', summary: '', error: '' },
       { type: 'usage', tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, costUsd: null },
       { type: 'warning', message: 'claude reported an error (error)' },
