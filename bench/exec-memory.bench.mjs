@@ -24,7 +24,8 @@ try {
   const baseline = await timed('sh', ['-c', `${sh(process.execPath)} ${sh(agent)} ${BYTES} ${planId} | wc -l`], { stdout: 'pipe', cwd: work });
   if (baseline.code !== 0) throw new Error(`baseline exited ${baseline.code}: ${baseline.stderr}`);
 
-  const run = await timed(process.execPath, [ralphBin, 'exec', join(work, 'plan.md'), '--quiet', '--', process.execPath, agent, String(BYTES), planId], {
+  // The bin itself, as `ralph` or `npx ralph` runs it (its shebang sets the V8 flags).
+  const run = await timed(ralphBin, ['exec', join(work, 'plan.md'), '--quiet', '--', process.execPath, agent, String(BYTES), planId], {
     stdout: 'pipe',
     cwd: work,
   });

@@ -35,7 +35,7 @@ export interface CommandExecutorTuning {
 }
 
 const DEFAULT_DRAIN_MS = 2_000;
-const DEFAULT_HIGH_WATER = 256;
+const DEFAULT_HIGH_WATER = 32;
 /** After the group is gone, a pipe still open belongs to a process that left the group (setsid). */
 const FORCE_CLOSE_AFTER_MS = 100;
 
