@@ -57,7 +57,7 @@ const ralph = [];
 let peak = 0;
 for (let i = 0; i < runs; i++) {
   grep.push((await timed('grep', ['-c', '###', file], { stdout: 'pipe' })).ms);
-  const r = await timed(process.execPath, [ralphBin, 'parse', file], { stdout: 'pipe' });
+  const r = await timed(ralphBin, ['parse', file], { stdout: 'pipe' });
   if (r.code !== 0) throw new Error(`ralph parse exited ${r.code}: ${r.stderr}`);
   ralph.push(r.ms);
   peak = Math.max(peak, r.peakKiB);
