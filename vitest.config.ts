@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // End-to-end tests spawn the built CLI and agent processes; two cores are all we have.
     maxWorkers: 2,
+    // In CI a JSON report as well, from which .ci/run prints its closing "N passed, N failed".
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.ci/vitest-report.json' },
   },
 });
