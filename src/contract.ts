@@ -11,6 +11,8 @@ export const SIGNAL_NAMES = [
   'BLOCKED',
 ] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
+/** SIGNAL.BAILOUT === 'BAILOUT': for code that must name one signal. */
+export const SIGNAL = Object.freeze(Object.fromEntries(SIGNAL_NAMES.map((n) => [n, n]))) as { readonly [K in SignalName]: K };
 
 export type SignalClass = 'complete' | 'bailout' | 'failed' | 'blocked';
 

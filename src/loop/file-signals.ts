@@ -61,7 +61,7 @@ export function fileClaims(cwd: string, before: FileSnapshot): FileClaims {
   }
   if (changed(SIGNAL_FILES.blocked)) {
     const lines = readFileSync(join(cwd, SIGNAL_FILES.blocked), 'utf8').split(/\r?\n/);
-    const reason = lines.find((l) => l.trim() !== '')?.trim().replace(/^#+\s*/, '') ?? 'BLOCKED.md';
+    const reason = lines.find((l) => l.trim() !== '')?.trim().replace(/^#+\s*/, '') ?? SIGNAL_FILES.blocked;
     result.claims.push({ class: 'blocked', name: SIGNAL_FILES.blocked, args: [reason], source: SIGNAL_FILES.blocked });
     result.blockedEvidence = lines.slice(0, 5).join('\n');
     result.files.push(SIGNAL_FILES.blocked);

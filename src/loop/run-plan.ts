@@ -2,7 +2,7 @@
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, type Outcome } from '../contract.js';
+import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
@@ -303,7 +303,7 @@ class PlanRun {
       state.headAtStart = await headSha(config.cwd);
       state.checkboxAtStart = isTaskCompleteChecked(plan.text);
       if (state.checkboxAtStart) {
-        this.warn('the plan already has a checked "[x] TASK_COMPLETE" box at the start: it is stale and ignored');
+        this.warn(`the plan already has a checked "[x] ${TASK_COMPLETE_CHECKBOX}" box at the start: it is stale and ignored`);
       }
     } else {
       if (this.init.resumeNote) this.warn(this.init.resumeNote);
@@ -428,7 +428,7 @@ class PlanRun {
   private checkboxClaim(): Weighed[] {
     const text = this.readPlanText();
     if (this.state.checkboxAtStart || text === undefined || !isTaskCompleteChecked(text)) return [];
-    return [{ class: 'complete', name: '[x] TASK_COMPLETE', args: [], source: 'checkbox' }];
+    return [{ class: 'complete', name: `[x] ${TASK_COMPLETE_CHECKBOX}`, args: [], source: 'checkbox' }];
   }
 
   private executorEnv(iteration: number, fresh: boolean): Record<string, string> {
@@ -541,7 +541,7 @@ class PlanRun {
         if (result && result.contextTokens > config.contextBudget) {
           state.bailouts++;
           state.consecutiveBailouts++;
-          state.signals.push({ iteration: n, name: 'BAILOUT', args: ['context_budget'], source: 'ralph' });
+          state.signals.push({ iteration: n, name: SIGNAL.BAILOUT, args: ['context_budget'], source: 'ralph' });
           if (state.consecutiveBailouts > config.maxBailouts) {
             return { outcome: 'exhausted', reason: `max_bailouts reached: ${state.consecutiveBailouts} bailouts in a row (last: context_budget)` };
           }

@@ -40,7 +40,8 @@ export function classifySignal(inner: string): LineVerdict {
   for (let i = 0; i < args.length; i++) {
     if (args[i]!.trim() === '') return { kind: 'malformed', why: `${name}: ${grammar.args[i]} is empty` };
   }
-  if (name === 'TEST_FAILED' && !INTEGER.test(args[1]!)) {
+  // The one integer argument of the grammar: TEST_FAILED's count.
+  if (grammar.args[1] === 'count' && !INTEGER.test(args[1]!)) {
     return { kind: 'malformed', why: `${name}: count "${args[1]}" is not an integer` };
   }
   return { kind: 'signal', name: name as SignalName, class: grammar.class, args };
