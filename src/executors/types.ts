@@ -80,4 +80,6 @@ export type ExecutorEvent =
 export interface Executor {
   readonly name: string;
   run(options: ExecutorRunOptions): AsyncIterable<ExecutorEvent>;
+  /** The run is over: release what lives across iterations (a shell session). */
+  close?(): Promise<void>;
 }

@@ -268,6 +268,7 @@ class PlanRun {
     } finally {
       if (runtimeTimer !== undefined) this.clock.clearTimeout(runtimeTimer);
       hooks.signal?.removeEventListener('abort', onAbort);
+      await this.init.executor.close?.();
       this.events.close();
       this.findings.close();
     }

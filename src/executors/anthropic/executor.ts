@@ -151,7 +151,20 @@ export function createAnthropicExecutor(options: AnthropicExecutorOptions): Anth
     conv.appendToolResults(results);
   }
 
+  /** Whatever goes wrong inside, the iteration ends with an `exit` event, never a throw. */
   async function* run(runOptions: ExecutorRunOptions): AsyncGenerator<ExecutorEvent> {
+    try {
+      yield* iterate(runOptions);
+    } catch (error) {
+      // A bug, not an API failure (those are classified in iterate): still no crash of the loop.
+      await tools?.close();
+      conversation = null;
+      const message = error instanceof Error ? error.message : String(error);
+      yield { type: 'exit', code: 1, error: redactor.scrub(`the anthropic executor failed: ${message}`) };
+    }
+  }
+
+  async function* iterate(runOptions: ExecutorRunOptions): AsyncGenerator<ExecutorEvent> {
     const { prompt, signal } = runOptions;
     let conv: Conversation;
     let runner: ToolRunner;

@@ -1,19 +1,55 @@
 // Builds the complete assistant message from the raw stream events. The SDK's MessageStream does
-// this too, but copies the block on every delta; here the deltas of a block are kept in an array
-// and joined once when the block stops, which keeps a long answer's cost linear and small.
+// this too, but copies the block on every delta; here the deltas of a block are kept in groups and
+// joined once when the block stops, which keeps a long answer's cost linear and small. The text of
+// text blocks is set from outside (setText), by the relay that reads it anyway.
 import type { ContentBlock, Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 
 interface OpenBlock {
   block: ContentBlock;
-  text: string[];
-  json: string[];
-  thinking: string[];
+  json: Pieces;
+  thinking: Pieces;
+}
+
+// Deltas are joined in groups as they come: thousands of tiny strings kept alive until the block
+// ends would be promoted by the garbage collector and cost more than the joins.
+const GROUP = 256;
+
+class Pieces {
+  private small: string[] = [];
+  private readonly groups: string[] = [];
+
+  push(piece: string): void {
+    this.small.push(piece);
+    if (this.small.length >= GROUP) {
+      this.groups.push(this.small.join(''));
+      this.small = [];
+    }
+  }
+
+  get empty(): boolean {
+    return this.small.length === 0 && this.groups.length === 0;
+  }
+
+  join(): string {
+    if (this.small.length) this.groups.push(this.small.join(''));
+    this.small = [];
+    return this.groups.join('');
+  }
 }
 
 export class MessageAccumulator {
   private message: Message | null = null;
   private readonly open = new Map<number, OpenBlock>();
   private content: ContentBlock[] = [];
+
+  private lastIndex = -1;
+  private last: OpenBlock | undefined;
+
+  private lookup(index: number): OpenBlock | undefined {
+    this.lastIndex = index;
+    this.last = this.open.get(index);
+    return this.last;
+  }
 
   add(event: RawMessageStreamEvent): void {
     switch (event.type) {
@@ -22,16 +58,17 @@ export class MessageAccumulator {
         this.content = [...event.message.content];
         return;
       case 'content_block_start':
-        this.open.set(event.index, { block: { ...event.content_block } as ContentBlock, text: [], json: [], thinking: [] });
+        this.lastIndex = -1;
+        this.open.set(event.index, { block: { ...event.content_block } as ContentBlock, json: new Pieces(), thinking: new Pieces() });
         return;
       case 'content_block_delta': {
-        const open = this.open.get(event.index);
+        // Deltas come block after block: the last block looked up is almost always the one.
+        const open = event.index === this.lastIndex ? this.last : this.lookup(event.index);
         if (!open) return;
         const d = event.delta;
         switch (d.type) {
           case 'text_delta':
-            open.text.push(d.text);
-            return;
+            return; // text arrives through setText(), joined once per network read
           case 'input_json_delta':
             open.json.push(d.partial_json);
             return;
@@ -55,6 +92,8 @@ export class MessageAccumulator {
         const open = this.open.get(event.index);
         if (!open) return;
         this.open.delete(event.index);
+        this.lastIndex = -1;
+        this.last = undefined;
         this.content[event.index] = this.close(open);
         return;
       }
@@ -81,10 +120,9 @@ export class MessageAccumulator {
 
   private close(open: OpenBlock): ContentBlock {
     const b = open.block;
-    if (b.type === 'text' && open.text.length) b.text = (b.text ?? '') + open.text.join('');
-    if (b.type === 'thinking' && open.thinking.length) b.thinking = (b.thinking ?? '') + open.thinking.join('');
-    if ('input' in b && open.json.length) {
-      const raw = open.json.join('');
+    if (b.type === 'thinking' && !open.thinking.empty) b.thinking = (b.thinking ?? '') + open.thinking.join();
+    if ('input' in b && !open.json.empty) {
+      const raw = open.json.join();
       try {
         (b as { input: unknown }).input = raw.trim() === '' ? {} : JSON.parse(raw);
       } catch {
@@ -93,6 +131,15 @@ export class MessageAccumulator {
       }
     }
     return b;
+  }
+
+  /**
+   * The whole text of a text block. The stream's text is read once, by whoever relays it (already
+   * scrubbed of the key), and handed over here instead of being collected a second time.
+   */
+  setText(index: number, text: string): void {
+    const block = this.open.get(index)?.block ?? this.content[index];
+    if (block && block.type === 'text') block.text = text;
   }
 
   /** The message so far; blocks still open (a cut stream) are closed as they stand. */

@@ -34,7 +34,12 @@ export function createRedactor(secret: string | undefined): Redactor {
 
 function createStreamRedactor(secret: string, scrub: (t: string) => string): StreamRedactor {
   let held = '';
-  const first = secret.charCodeAt(0);
+  const first = secret[0]!;
+  /** Whether text from `at` to its end is a prefix of the secret (compared in place, no copy). */
+  const startsSecret = (text: string, at: number): boolean => {
+    for (let j = at; j < text.length; j++) if (text.charCodeAt(j) !== secret.charCodeAt(j - at)) return false;
+    return true;
+  };
   return {
     push(chunk: string): string {
       const text = held.length > 0 ? held + chunk : chunk;
@@ -42,8 +47,8 @@ function createStreamRedactor(secret: string, scrub: (t: string) => string): Str
       const clean = scrub(text);
       // Hold back the longest tail that could be the start of the secret.
       const from = Math.max(0, clean.length - secret.length + 1);
-      for (let i = from; i < clean.length; i++) {
-        if (clean.charCodeAt(i) === first && secret.startsWith(clean.slice(i))) {
+      for (let i = clean.indexOf(first, from); i >= 0; i = clean.indexOf(first, i + 1)) {
+        if (startsSecret(clean, i)) {
           held = clean.slice(i);
           return clean.slice(0, i);
         }

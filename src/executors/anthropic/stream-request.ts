@@ -1,64 +1,63 @@
-// One streamed request: the model's text goes out as `text` events the moment its deltas arrive
-// (the loop's signal parser reads them in-stream), each text block ending a line; anything else
-// that arrives is proof of life (`activity`). Returns the complete message for the conversation.
-// The raw event stream is read directly (not the SDK's MessageStream helper, which copies the
-// message snapshot on every delta): see bench/anthropic-relay.bench.mjs.
+// One streamed request: the model's text goes out as `text` events as its deltas arrive (the
+// loop's signal parser reads them in-stream), each text block ending a line; anything else that
+// arrives is proof of life (`activity`). Returns the complete message for the conversation.
+//
+// Cost (bench/anthropic-relay.bench.mjs): the raw event stream is read directly (the SDK's
+// MessageStream helper copies its message snapshot on every delta), and text is handled per
+// network read, not per delta: deltas are queued as bare strings, and the consumer, woken once per
+// I/O turn, joins and scrubs each run of them once — that one string is both the emitted chunk and
+// the piece the message's text block is built from.
 import type Anthropic from '@anthropic-ai/sdk';
 import { APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsBase, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
-import { MessageAccumulator } from './message-accumulator.js';
 import type { ExecutorEvent } from '../types.js';
+import { MessageAccumulator } from './message-accumulator.js';
 import type { Redactor, StreamRedactor } from './redact.js';
 
 // Tool inputs and thinking can stream for a long time without text: report life now and then,
 // without one event per delta.
 const ACTIVITY_EVERY = 64;
 
-class TextTranslator {
-  private readonly textBlocks = new Set<number>();
-  private redactor: StreamRedactor | null = null;
-  private endsWithNewline = true;
-  private sawText = false;
+/** Queued when a text block starts or ends (a block's text is joined, scrubbed and ended here). */
+class TextBlockMark {
+  constructor(
+    readonly index: number,
+    readonly end: boolean,
+  ) {}
+}
+
+type Queued = string | ExecutorEvent | TextBlockMark;
+
+/** Turns stream events into queue items: a text block's deltas as bare strings, the rest as events. */
+class Translator {
+  /** Index of the text block being streamed, -1 when none is. */
+  private textIndex = -1;
   private quietDeltas = 0;
 
-  constructor(
-    private readonly redact: Redactor,
-    private readonly emit: (e: ExecutorEvent) => void,
-  ) {}
-
-  private text(chunk: string): void {
-    if (chunk === '') return;
-    this.sawText = true;
-    this.endsWithNewline = chunk.charCodeAt(chunk.length - 1) === 10;
-    this.emit({ type: 'text', stream: 'stdout', chunk });
-  }
+  constructor(private readonly queue: Queued[]) {}
 
   on(event: MessageStreamEvent): void {
     switch (event.type) {
-      case 'content_block_start':
-        if (event.content_block.type === 'text') {
-          this.textBlocks.add(event.index);
-          this.redactor = this.redact.stream();
-          this.sawText = false;
-          this.endsWithNewline = true;
-          this.text(this.redactor.push(event.content_block.text));
-        } else {
-          this.emit({ type: 'activity' });
+      case 'content_block_delta':
+        if (event.index === this.textIndex && event.delta.type === 'text_delta') {
+          if (event.delta.text !== '') this.queue.push(event.delta.text);
+        } else if (++this.quietDeltas % ACTIVITY_EVERY === 0) {
+          this.queue.push({ type: 'activity' });
         }
         return;
-      case 'content_block_delta':
-        if (event.delta.type === 'text_delta' && this.textBlocks.has(event.index) && this.redactor) {
-          this.text(this.redactor.push(event.delta.text));
-        } else if (++this.quietDeltas % ACTIVITY_EVERY === 0) {
-          this.emit({ type: 'activity' });
+      case 'content_block_start':
+        if (event.content_block.type === 'text') {
+          this.textIndex = event.index;
+          this.queue.push(new TextBlockMark(event.index, false));
+          if (event.content_block.text !== '') this.queue.push(event.content_block.text);
+        } else {
+          this.queue.push({ type: 'activity' });
         }
         return;
       case 'content_block_stop':
-        if (this.textBlocks.has(event.index) && this.redactor) {
-          this.text(this.redactor.flush());
-          // A text block ends a line, so a signal at its end is complete before tools run.
-          if (this.sawText && !this.endsWithNewline) this.text('\n');
-          this.redactor = null;
+        if (event.index === this.textIndex) {
+          this.queue.push(new TextBlockMark(event.index, true));
+          this.textIndex = -1;
         }
         return;
       case 'message_start':
@@ -74,27 +73,78 @@ class TextTranslator {
 }
 
 /**
- * Adjacent text chunks that arrived together (one network read) go out as one chunk: the parser
- * and the loop pay per chunk, not per delta, and nothing waits longer than that read.
+ * Drains queued items into events. Each run of text deltas is joined once and scrubbed of the key
+ * once (a key split across runs is still caught: see redact.ts); that one string is both what goes
+ * out and a piece of the text block kept for the conversation.
  */
-function coalesce(events: ExecutorEvent[]): ExecutorEvent[] {
-  if (events.length < 2) return events;
-  const out: ExecutorEvent[] = [];
-  let texts: string[] = [];
-  const flush = (): void => {
-    if (texts.length === 0) return;
-    out.push({ type: 'text', stream: 'stdout', chunk: texts.length === 1 ? texts[0]! : texts.join('') });
-    texts = [];
-  };
-  for (const e of events) {
-    if (e.type === 'text' && typeof e.chunk === 'string') texts.push(e.chunk);
-    else {
-      flush();
-      out.push(e);
-    }
+class Batcher {
+  private pieces: string[] = [];
+  private redactor: StreamRedactor | null = null;
+  private lastPiece = '';
+
+  constructor(
+    private readonly redact: Redactor,
+    private readonly accumulator: MessageAccumulator,
+  ) {}
+
+  private piece(text: string, out: string[]): void {
+    if (text === '') return;
+    this.pieces.push(text);
+    this.lastPiece = text;
+    out.push(text);
   }
-  flush();
-  return out;
+
+  *drain(items: Queued[]): Generator<ExecutorEvent> {
+    let out: string[] = [];
+    let runStart = -1;
+    const closeRun = (end: number): void => {
+      if (runStart < 0) return;
+      const joined =
+        end - runStart === 1
+          ? (items[runStart] as string)
+          : (runStart === 0 && end === items.length ? items : items.slice(runStart, end)).join('');
+      runStart = -1;
+      // Text outside a text block (a delta for another index) is never queued, so a redactor exists.
+      this.piece(this.redactor ? this.redactor.push(joined) : this.redact.scrub(joined), out);
+    };
+    const flushText = (): ExecutorEvent | null => {
+      if (out.length === 0) return null;
+      const chunk = out.length === 1 ? out[0]! : out.join('');
+      out = [];
+      return { type: 'text', stream: 'stdout', chunk };
+    };
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (typeof item === 'string') {
+        if (runStart < 0) runStart = i;
+        continue;
+      }
+      closeRun(i);
+      if (item instanceof TextBlockMark) {
+        if (!item.end) {
+          this.redactor = this.redact.stream();
+          this.pieces = [];
+          this.lastPiece = '';
+          continue;
+        }
+        if (this.redactor) this.piece(this.redactor.flush(), out);
+        const pieces = this.pieces;
+        this.accumulator.setText(item.index, pieces.length === 1 ? pieces[0]! : pieces.join(''));
+        // A text block ends a line, so a signal at its end is complete before tools run.
+        const last = this.lastPiece;
+        if (last !== '' && last.charCodeAt(last.length - 1) !== 10) out.push('\n');
+        this.pieces = [];
+        this.redactor = null;
+        continue;
+      }
+      const text = flushText();
+      if (text) yield text;
+      yield item;
+    }
+    closeRun(items.length);
+    const text = flushText();
+    if (text) yield text;
+  }
 }
 
 export async function* streamRequest(
@@ -103,9 +153,10 @@ export async function* streamRequest(
   signal: AbortSignal,
   redact: Redactor,
 ): AsyncGenerator<ExecutorEvent, Message, undefined> {
-  const queue: ExecutorEvent[] = [];
-  const translator = new TextTranslator(redact, (e) => queue.push(e));
+  const queue: Queued[] = [];
+  const translator = new Translator(queue);
   const accumulator = new MessageAccumulator();
+  const batcher = new Batcher(redact, accumulator);
   const local = new AbortController();
   const onAbort = (): void => local.abort();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -132,9 +183,13 @@ export async function* streamRequest(
     // The SDK retries the request itself (before the first byte); the stream is read as it arrives.
     const stream = await client.messages.create({ ...body, stream: true }, { signal: local.signal });
     for await (const event of stream) {
-      accumulator.add(event);
-      translator.on(event);
-      if (queue.length > 0) wake();
+      // Text deltas are most of a stream, and only the relay needs them (see setText).
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') translator.on(event);
+      else {
+        accumulator.add(event);
+        translator.on(event);
+      }
+      if (waiting !== null && queue.length > 0) wake();
     }
   })().then(
     () => {
@@ -151,7 +206,7 @@ export async function* streamRequest(
   try {
     for (;;) {
       if (queue.length > 0) {
-        for (const e of coalesce(queue.splice(0))) yield e;
+        yield* batcher.drain(queue.splice(0));
         continue;
       }
       if (done) break;

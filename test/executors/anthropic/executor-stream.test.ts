@@ -112,6 +112,56 @@ describe('streaming text', () => {
   });
 });
 
+describe('the assistant turn sent back', () => {
+  it('keeps thinking (with its signature) and the tool call, its input rebuilt from JSON deltas', async () => {
+    const input = { command: 'echo "a \\"quoted\\" value"', note: 'ü ✓' };
+    server.enqueue(
+      reply.turn({
+        blocks: [
+          { type: 'thinking', deltas: ['Let me ', 'check.'], signature: 'sig-abc' },
+          { type: 'text', deltas: ['Checking.'] },
+          { type: 'tool_use', id: 'toolu_9', name: 'bash', input, jsonChunks: 7 },
+        ],
+        stopReason: 'tool_use',
+      }),
+      reply.text(['done']),
+    );
+    const events = await collect(executor, { cwd: scratch.dir });
+    expect(body(1).messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Let me check.', signature: 'sig-abc' },
+        { type: 'text', text: 'Checking.' },
+        { type: 'tool_use', id: 'toolu_9', name: 'bash', input },
+      ],
+    });
+    expect(body(1).messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_9', content: 'a "quoted" value\n' });
+    // Thinking is never read for signals.
+    expect(textOf(events)).toBe('Checking.\ndone\n');
+  });
+});
+
+describe('broken streams', () => {
+  it('ends the iteration with an error when the stream reports an error midway', async () => {
+    const events = reply.text(['partial']);
+    if (events.kind !== 'stream') throw new Error('unreachable');
+    events.events.splice(3, Infinity, { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    server.enqueue(events);
+    const out = await collect(executor, { cwd: scratch.dir });
+    expect(textOf(out)).toBe('partial');
+    expect(out.at(-1)).toMatchObject({ type: 'exit', code: 1, error: expect.stringMatching(/Overloaded/) });
+  });
+
+  it('ends the iteration with an error when the stream stops before the message ends', async () => {
+    const cut = reply.text(['half']);
+    if (cut.kind !== 'stream') throw new Error('unreachable');
+    cut.events.splice(3);
+    server.enqueue(cut);
+    const out = await collect(executor, { cwd: scratch.dir });
+    expect(out.at(-1)).toMatchObject({ type: 'exit', code: 1, error: expect.stringMatching(/ended before the message was complete/) });
+  });
+});
+
 describe('conversation policy', () => {
   it('continues the same conversation when fresh is false, and starts over when fresh is true', async () => {
     server.enqueue(reply.text(['first']), reply.text(['second']), reply.text(['third']));

@@ -102,16 +102,29 @@ describe('bash tool', () => {
     await expect.poll(() => alive(childPid), { timeout: 2_000 }).toBe(false);
   });
 
-  it('does not hand the API key to the shell', async () => {
-    const before = process.env['ANTHROPIC_API_KEY'];
-    process.env['ANTHROPIC_API_KEY'] = FAKE_KEY;
+  it('does not hand the API key to the shell, by name or under another name', async () => {
+    const saved = { ...process.env };
+    process.env['ANTHROPIC_API_KEY'] = 'sk-ant-other-KEY456';
+    process.env['ANTHROPIC_AUTH_TOKEN'] = 'token-789-abcdef';
+    process.env['MY_COPY_OF_THE_KEY'] = FAKE_KEY;
     try {
-      const { result } = await roundTrip('bash', { command: 'echo "key=[$ANTHROPIC_API_KEY]"; env | grep -c SECRET123' });
-      expect(result.content).toBe('key=[]\n0\n[exit code 1]');
+      const { result } = await roundTrip('bash', {
+        command: 'echo "[$ANTHROPIC_API_KEY][$ANTHROPIC_AUTH_TOKEN][$MY_COPY_OF_THE_KEY]"; echo "home=${HOME:+set}"',
+      });
+      expect(result.content).toBe('[][][]\nhome=set\n');
     } finally {
-      if (before === undefined) delete process.env['ANTHROPIC_API_KEY'];
-      else process.env['ANTHROPIC_API_KEY'] = before;
+      for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'MY_COPY_OF_THE_KEY']) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
     }
+  });
+
+  it('reports a shell that cannot start as a tool error, not a crash', async () => {
+    server.enqueue(reply.tool('t1', 'bash', { command: 'echo hi' }), reply.text(['ok']));
+    const events = await collect(executor, { cwd: join(scratch.dir, 'does-not-exist') });
+    expect(toolResultsOf(1)[0]).toMatchObject({ is_error: true, content: expect.stringMatching(/bash could not be started/) });
+    expect(events.at(-1)).toEqual({ type: 'exit', code: 0 });
   });
 
   it('keeps the shell across iterations of one conversation, and replaces it for a fresh one', async () => {

@@ -66,3 +66,26 @@ describe('bash session', () => {
     await expect.poll(() => alive(-pgid), { timeout: 2_000 }).toBe(false);
   });
 });
+
+describe('when ralph exits without closing the session', () => {
+  it('kills the session and what it started (exit hook)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { existsSync } = await import('node:fs');
+    const { fileURLToPath } = await import('node:url');
+    const built = fileURLToPath(new URL('../../../../dist/executors/anthropic/tools/bash-session.js', import.meta.url));
+    expect(existsSync(built), `${built} is missing: run npm run build`).toBe(true);
+    // A real process that starts a session with a background child, prints its pid and exits.
+    const script = `
+      const { BashSession } = await import(${JSON.stringify(built)});
+      const s = new BashSession({ cwd: process.cwd(), env: process.env, timeoutMs: 5000 });
+      const r = await s.run('sleep 30 > /dev/null 2>&1 & echo $!');
+      console.log(r.stdout.trim());
+      process.exit(0);
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+    expect(child.status).toBe(0);
+    const pid = Number(child.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    await expect.poll(() => alive(pid), { timeout: 2_000 }).toBe(false);
+  });
+});
