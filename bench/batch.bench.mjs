@@ -26,7 +26,8 @@ function setup() {
 async function run(concurrency) {
   const dir = setup();
   const out = join(dir, 'out');
-  const r = await timed(process.execPath, [ralphBin, 'batch', 'plans', '--out', out, '--concurrency', String(concurrency), '--isolate', 'none', '--', 'sh', agent, String(SLEEP_MS / 1000)], { cwd: dir });
+  // The bin itself, as users run it (its shebang sets node's flags).
+  const r = await timed(ralphBin, ['batch', 'plans', '--out', out, '--concurrency', String(concurrency), '--isolate', 'none', '--', 'sh', agent, String(SLEEP_MS / 1000)], { cwd: dir });
   const first = readFileSync(join(out, 'index.md'), 'utf8').split('\n')[0];
   if (r.code !== 0 || first !== `[${PLANS}/${PLANS} plans complete]`) {
     throw new Error(`concurrency ${concurrency}: exit ${r.code}, index "${first}"\n${r.stderr}`);

@@ -1,8 +1,20 @@
 // The little of git the loop needs: HEAD at a point in time, and whether commits came since.
 // Asynchronous: in a batch many runs share one process, and a blocking call stalls them all.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve as resolvePath } from 'node:path';
+
+/** Whether a .git (folder or file) stands in `cwd` or above it: outside one, git is not asked. */
+function insideRepository(cwd: string): boolean {
+  if (process.env.GIT_DIR) return true;
+  for (let dir = resolvePath(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
 
 function git(cwd: string, args: string[]): Promise<string | null> {
+  if (!insideRepository(cwd)) return Promise.resolve(null);
   return new Promise((resolve) => {
     execFile('git', args, { cwd, encoding: 'utf8', timeout: 10_000 }, (error, stdout) => {
       resolve(error ? null : stdout.trim());
