@@ -45,14 +45,15 @@ export async function main(
     await program.parseAsync(own, { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
-    return handleError(error, ctx);
+    const sub = program.commands.find((c) => own.includes(c.name()))?.name();
+    return handleError(error, ctx, sub ? `ralph ${sub} --help` : 'ralph --help');
   }
 }
 
-function handleError(error: unknown, ctx: CliContext): number {
+function handleError(error: unknown, ctx: CliContext, help: string): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return 0; // --help, --version
-    ctx.stderr.write(`(see 'ralph --help')\n`);
+    ctx.stderr.write(`(see '${help}')\n`);
     return EXIT_CODES.usage;
   }
   if (error instanceof RalphError) {
