@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import { tempDir } from './helpers.js';
+import { isRunning as alive } from '../helpers/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'ralph.js');
@@ -38,14 +39,6 @@ function ralph(args: string[], cwd: string, onStart?: (child: ReturnType<typeof 
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function agentPids(out: string): number[] {
   const runs = join(out, 'runs');

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRunning } from '../helpers/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = 'test/fixtures/transcripts';
@@ -33,14 +34,6 @@ function ralph(args: string[], stdin?: string | Buffer): Promise<Ran> {
   });
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Every stdout line is one JSON object; nothing else is printed there. */
 function ndjson(stdout: string): Record<string, unknown>[] {

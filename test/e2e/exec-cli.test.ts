@@ -3,12 +3,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { assertBuilt, describeRun, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, removeTempDirs, runExec, type Step, steps } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
 
-const complete: Step[] = [{ summary: true }, { say: '###PLAN_COMPLETE###' }];
+const { complete } = steps;
 const STACK_FRAME = /^\s+at .+[(:]\d+/m;
 
 describe.concurrent('before anything runs', () => {

@@ -3,18 +3,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { assertBuilt, describeRun, eventsOf, iterationsCalled, planText, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, eventsOf, iterationsCalled, planText, removeTempDirs, runExec, type Step, steps, GRACE } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
 
-const complete: Step[] = [{ summary: true }, { say: '###PLAN_COMPLETE###' }];
-const nothing: Step[] = [{ say: 'working on it' }];
-const blockerObservation = (title: string): Step => ({
-  say: `<observation type="blocker" severity="high">\n<title>${title}</title>\n<detail>The staging database refuses our credentials.</detail>\n</observation>`,
-});
-/** Short grace so a signalled agent that hangs is stopped quickly. */
-const GRACE = ['--signal-grace', '300ms'];
+const { complete, nothing, blockerObservation } = steps;
+
 
 describe.concurrent('decision table (CONTRACT §1)', () => {
   it('complete: accepted in the iteration that claims it, no iteration wasted', async ({ expect }) => {

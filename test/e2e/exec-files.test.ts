@@ -4,12 +4,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { assertBuilt, describeRun, eventsOf, planText, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, eventsOf, planText, removeTempDirs, runExec, steps } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
 
-const nothing: Step[] = [{ say: 'working on it' }];
+const { nothing } = steps;
+
 const noSummaryPlan = planText({ frontMatter: ['require_summary: false'] });
 
 describe.concurrent('stale signal files', () => {

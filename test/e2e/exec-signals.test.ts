@@ -1,18 +1,13 @@
 // `ralph exec` through the built CLI: the priority of several signals in one iteration, the
 // signal grace, where signals are (not) read (CONTRACT §1), and the prompt kinds over a run.
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, type Step, steps, GRACE } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
 
-const complete: Step[] = [{ summary: true }, { say: '###PLAN_COMPLETE###' }];
-const nothing: Step[] = [{ say: 'working on it' }];
-const blockerObservation = (title: string): Step => ({
-  say: `<observation type="blocker" severity="high">\n<title>${title}</title>\n<detail>The staging database refuses our credentials.</detail>\n</observation>`,
-});
-/** Short grace so a signalled agent that hangs is stopped quickly. */
-const GRACE = ['--signal-grace', '300ms'];
+const { complete, nothing, blockerObservation } = steps;
+
 
 describe.concurrent('priority within one iteration (blocked > failed > bailout > complete)', () => {
   it('BLOCKED + FAILED → blocked', async ({ expect }) => {

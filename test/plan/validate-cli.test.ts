@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isRunning } from '../helpers/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const VALID = 'test/fixtures/plans/valid';
@@ -27,14 +28,6 @@ function ralph(...args: string[]): Promise<Ran> {
   });
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 beforeAll(() => {
   if (!existsSync(resolve(ROOT, 'dist/cli/commands/validate.js'))) {

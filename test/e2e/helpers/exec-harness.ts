@@ -296,3 +296,17 @@ export function assertBuilt(): void {
     throw new Error('dist/ is not built: run `npx tsc -p tsconfig.build.json` (npm test does it) first');
   }
 }
+
+/** Scenario steps the exec tests share. */
+export const steps = {
+  /** A valid summary, then the completion signal. */
+  complete: [{ summary: true }, { say: '###PLAN_COMPLETE###' }] as Step[],
+  /** Output without any signal. */
+  nothing: [{ say: 'working on it' }] as Step[],
+  blockerObservation: (title: string): Step => ({
+    say: `<observation type="blocker" severity="high">\n<title>${title}</title>\n<detail>The staging database refuses our credentials.</detail>\n</observation>`,
+  }),
+};
+
+/** Short grace so a signalled agent that hangs is stopped quickly. */
+export const GRACE = ['--signal-grace', '300ms'];

@@ -1,7 +1,8 @@
 // Running the built CLI as a user would, and checking what is left running afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { BIN } from './workspace.js';
+export { isRunning as alive } from '../../helpers/processes.js';
+import { isRunning as alive } from '../../helpers/processes.js';
 
 export interface Ran {
   code: number | null;
@@ -62,21 +63,6 @@ export function ralph(args: string[], o: RalphOptions): Promise<Ran> {
   return startRalph(args, o).done;
 }
 
-/** Alive and not a zombie (a reparented grandchild may never be reaped in a container). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 export async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;

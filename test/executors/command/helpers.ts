@@ -2,6 +2,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ExecutorEvent } from '../../../src/executors/types.js';
+export { isRunning } from '../../helpers/processes.js';
+import { isRunning } from '../../helpers/processes.js';
 
 export const AGENTS = fileURLToPath(new URL('../../fixtures/agents/', import.meta.url));
 export const STREAMS = fileURLToPath(new URL('../../fixtures/streams/', import.meta.url));
@@ -30,16 +32,6 @@ export function logOf(events: ExecutorEvent[], stream: 'stdout' | 'stderr'): Buf
   );
 }
 
-/** Alive and not a zombie (a dead process PID 1 has not reaped yet is as good as gone). */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 /** Live processes whose command line contains `marker`. */
 export function runningWith(marker: string): number[] {

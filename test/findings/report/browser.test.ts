@@ -10,6 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildReport, renderHtml } from '../../../src/findings/report/index.js';
 import { BASIC, MALICIOUS } from './helpers.js';
+import { isRunning as alive } from '../../helpers/processes.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // An inert switch that lets the test find the browser's processes to check they all ended.
@@ -171,11 +172,3 @@ function browserPids(): number[] {
   return [...all];
 }
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
