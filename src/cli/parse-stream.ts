@@ -23,7 +23,7 @@ export function toRecord(e: ParserEvent): Record<string, unknown> {
   }
 }
 
-const CHUNK = 1 << 20;
+const CHUNK = 1 << 18;
 const FLUSH_AT = 1 << 16;
 
 class NdjsonSink {

@@ -1,8 +1,11 @@
 // One <observation> element → one findings record. Agent text is untrusted: the XML parser runs
 // with entity expansion off, and nothing it returns is trusted until zod has validated it.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../contract.js';
+import { isSimpleElement } from './simple-xml.js';
+
+type Fxp = typeof import('fast-xml-parser');
 
 export interface ObservationRecord {
   valid: boolean;
@@ -18,16 +21,42 @@ export interface ObservationRecord {
   error?: string;
 }
 
-const xml = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  isArray: () => false,
-});
+/** Entity references stay as written: DOCTYPE declarations are dropped, never stored or expanded. */
+const INERT_ENTITIES = {
+  setExternalEntities: () => {},
+  addInputEntities: () => {},
+  reset: () => {},
+  decode: (text: string) => text,
+  setXmlVersion: () => {},
+};
+
+let fxp: { parser: InstanceType<Fxp['XMLParser']>; validate: Fxp['XMLValidator']['validate'] } | undefined;
+
+/**
+ * fast-xml-parser, loaded when the first observation closes. Its one-file CommonJS build loads in
+ * a fraction of the time of its ES module tree (~25 files), and a transcript without observations
+ * never pays for it.
+ */
+function xml(): NonNullable<typeof fxp> {
+  if (fxp) return fxp;
+  const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as Fxp;
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    processEntities: false,
+    htmlEntities: false,
+    // A shared inert decoder: the default one is built afresh for every document.
+    entityDecoder: INERT_ENTITIES,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    isArray: () => false,
+    // Callbacks get the path matcher, not a path string built for every tag.
+    jPath: false,
+  });
+  fxp = { parser, validate: XMLValidator.validate };
+  return fxp;
+}
 
 const observationSchema = z.object({
   type: z.enum(OBSERVATION_TYPES),
@@ -79,9 +108,14 @@ export function parseObservation(raw: string): ObservationRecord {
 
   let parsed: unknown;
   try {
-    const check = XMLValidator.validate(raw);
-    if (check !== true) return invalid(`not well-formed XML: ${check.err.msg} (line ${check.err.line})`);
-    parsed = xml.parse(raw);
+    const { parser, validate } = xml();
+    // The validator is the slow half; an element of the plain shape agents write is well-formed
+    // by construction (a strict subset of what the validator accepts, checked by a property test).
+    if (!isSimpleElement(raw)) {
+      const check = validate(raw);
+      if (check !== true) return invalid(`not well-formed XML: ${check.err.msg} (line ${check.err.line})`);
+    }
+    parsed = parser.parse(raw);
   } catch (error) {
     return invalid(`not parseable XML: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,11 +1,14 @@
-// The incremental signal parser (CONTRACT §1–2). Fed raw chunks of one stream; finds line ends
-// with a native byte search and looks closely only at the few lines that can matter (those that
-// start with '#', 'L', a fence character, or hold an observation). Complete lines inside a chunk
-// are never copied; only a line split across chunks is kept, in one bounded buffer.
+// The incremental signal parser (CONTRACT §1–2). Fed raw chunks of one stream; skips the lines
+// that cannot matter (quiet-lines.ts: a SIMD WebAssembly scan, or a native byte search where
+// WebAssembly is missing) and looks closely only at the few that can (those that start with '#',
+// 'L', a fence character, or hold an observation). A chunk is copied once into the scanner's
+// memory; beyond that only a line split across chunks is kept, in one bounded buffer.
 import { DEFAULTS, LOOP_COMPLETE_LINE, type SignalClass, type SignalName } from '../contract.js';
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
 import { NeedleCursor } from './needle.js';
+import { skipQuietLines, skipQuietLinesWasm, type LineSkip } from './quiet-lines.js';
+import { createWasmLineScan, SCAN_CAPACITY } from './wasm-line-scan.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 
 export type IgnoredWhy = 'inside a code fence' | 'inside an observation';
@@ -56,6 +59,8 @@ export class SignalParser {
     | undefined;
   private readonly opens = new NeedleCursor(OPEN_TAG, findOpenTag);
   private readonly closes = new NeedleCursor(CLOSE_TAG);
+  private readonly skip: LineSkip = { lines: 0, lineEnd: -1 };
+  private readonly wasm = createWasmLineScan();
   /** Lines longer than the bound, and bytes dropped from them. */
   cutLines = 0;
   cutBytes = 0;
@@ -80,6 +85,21 @@ export class SignalParser {
         : Buffer.isBuffer(chunk)
           ? chunk
           : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const wasm = this.wasm;
+    if (!wasm) {
+      this.pushBuffer(buf);
+      return;
+    }
+    // Copied into the scanner's memory, in pieces it can hold; nothing keeps a reference to the
+    // scratch once pushBuffer returns (split lines and observations are copied out).
+    for (let at = 0; at < buf.length; at += SCAN_CAPACITY) {
+      const n = Math.min(SCAN_CAPACITY, buf.length - at);
+      buf.copy(wasm.scratch, 0, at, at + n);
+      this.pushBuffer(n === SCAN_CAPACITY ? wasm.scratch : wasm.scratch.subarray(0, n));
+    }
+  }
+
+  private pushBuffer(buf: Buffer): void {
     this.opens.forget();
     this.closes.forget();
     const len = buf.length;
@@ -96,38 +116,37 @@ export class SignalParser {
       this.lineNo++;
       pos = nl + 1;
     }
-    // Where the next `<observation` of this chunk is; lines before it need no look for one.
-    let nextOpen = findOpenTag(buf, pos);
-    let lineNo = this.lineNo;
-    let plain = this.fence === undefined && this.observation === undefined;
+    // Where the next `<observation` of this chunk is (len: none); -1: not looked for yet.
+    let openAt = -1;
+    const skip = this.skip;
     while (pos < len) {
-      const nl = buf.indexOf(LF, pos);
-      if (nl === -1) break;
-      if (nextOpen !== -1 && nextOpen < pos) nextOpen = findOpenTag(buf, pos);
-      // The hot path: outside fences and observations, a line whose first non-blank byte cannot
-      // begin a signal, a claim or a fence, and that holds no observation, needs nothing more.
-      if (plain && (nextOpen === -1 || nextOpen > nl) && nl - pos <= maxLine) {
-        let first = pos;
-        let b = buf[first];
-        while ((b === SPACE || b === TAB) && first < nl) b = buf[++first];
-        if (first === nl || (b !== HASH && b !== BACKTICK && b !== TILDE && b !== LOOP_L)) {
-          lineNo++;
-          pos = nl + 1;
-          continue;
+      let nl: number;
+      if (this.observation === undefined) {
+        // Outside a fence an observation may open; inside one only the fence's end matters.
+        let stop = len;
+        if (this.fence === undefined) {
+          if (openAt < pos) {
+            openAt = findOpenTag(buf, pos);
+            if (openAt === -1) openAt = len;
+          }
+          stop = openAt;
         }
+        pos = this.wasm ? skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip) : skipQuietLines(buf, pos, stop, maxLine, skip);
+        this.lineNo += skip.lines;
+        nl = skip.lineEnd;
+      } else {
+        nl = buf.indexOf(LF, pos);
       }
-      this.lineNo = lineNo;
+      if (nl === -1) break;
       if (nl - pos > maxLine && !(nl - pos === maxLine + 1 && buf[nl - 1] === CR)) {
         this.countCut(nl - pos - maxLine);
         this.readLine(buf, pos, pos + maxLine, true, true);
       } else {
         this.readLine(buf, pos, nl, false, true);
       }
-      plain = this.fence === undefined && this.observation === undefined;
-      lineNo = this.lineNo + 1;
+      this.lineNo++;
       pos = nl + 1;
     }
-    this.lineNo = lineNo;
     if (pos < len) this.keep(buf, pos, len);
   }
 

@@ -1,0 +1,79 @@
+// The parser's hot loop. Almost every line of an agent's output is prose or code that cannot be a
+// signal, a claim, a fence or an observation; this skips such lines as cheaply as it can: one
+// native search for the line end, then a look at the first non-blank byte. Kept small and
+// separate so that V8 optimises it within the first chunk.
+
+import type { WasmLineScan } from './wasm-line-scan.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+const HASH = 0x23;
+const BACKTICK = 0x60;
+const TILDE = 0x7e;
+const UPPER_L = 0x4c;
+const UPPER_O = 0x4f;
+
+/** First non-blank bytes that may begin a signal (#), a fence (` ~) or LOOP_COMPLETE (L). */
+const MAYBE = new Uint8Array(256);
+MAYBE[HASH] = 1;
+MAYBE[BACKTICK] = 1;
+MAYBE[TILDE] = 1;
+MAYBE[UPPER_L] = 1;
+
+export interface LineSkip {
+  /** Lines skipped. */
+  lines: number;
+  /** The LF ending the line where the skip stopped, or -1 when that line is unterminated. */
+  lineEnd: number;
+}
+
+/**
+ * Skips, from `pos`, the lines that need no closer look outside an observation: not longer than
+ * `maxLine`, not holding `stop` (the next `<observation`; buf.length when there is none or it
+ * does not matter), and not starting (after blanks) like a signal, a fence or the claim. Returns
+ * where the first other line starts.
+ */
+export function skipQuietLines(buf: Buffer, pos: number, stop: number, maxLine: number, out: LineSkip): number {
+  let lines = 0;
+  for (;;) {
+    const nl = buf.indexOf(LF, pos);
+    if (nl === -1 || nl > stop || nl - pos > maxLine) {
+      out.lineEnd = nl;
+      break;
+    }
+    let first = pos;
+    let b = buf[first]!;
+    // Stops at the LF at the latest.
+    while (b === SPACE || b === TAB) b = buf[++first]!;
+    if (MAYBE[b] === 1 && mayMatter(buf, b, first, nl)) {
+      out.lineEnd = nl;
+      break;
+    }
+    lines++;
+    pos = nl + 1;
+  }
+  out.lines = lines;
+  return pos;
+}
+
+/** skipQuietLines for a chunk held in `scanner`'s memory (`buf` is a view of it from byte 0). */
+export function skipQuietLinesWasm(scanner: WasmLineScan, buf: Buffer, pos: number, stop: number, maxLine: number, out: LineSkip): number {
+  const start = scanner.scan(pos, buf.length, stop, Math.min(maxLine, 0x7fffffff));
+  out.lines = scanner.lines.value as number;
+  out.lineEnd = scanner.lineEnd.value as number;
+  return start;
+}
+
+/** A closer, still cheap, look at a line whose first non-blank byte is in MAYBE. */
+function mayMatter(buf: Buffer, b: number, first: number, nl: number): boolean {
+  if (b === UPPER_L) return buf[first + 1] === UPPER_O;
+  if (b !== HASH) return buf[first + 1] === b && buf[first + 2] === b;
+  if (buf[first + 1] !== HASH || buf[first + 2] !== HASH) return false;
+  // Trimmed, a signal-shaped line also ends with ###.
+  let last = nl;
+  let c = buf[last - 1];
+  while (c === SPACE || c === TAB || c === CR) c = buf[--last - 1];
+  return last - first >= 6 && c === HASH && buf[last - 2] === HASH && buf[last - 3] === HASH;
+}

@@ -1,0 +1,60 @@
+// The hot loop skips lines without looking closely. A line it calls quiet must really be one that
+// the full line reader would ignore, outside and inside a fence.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { skipQuietLines, type LineSkip } from '../../src/signals/quiet-lines.js';
+import { parseText } from './helpers.js';
+
+function skip(text: string, stop?: number, maxLine = 1 << 20): LineSkip & { pos: number } {
+  const buf = Buffer.from(text);
+  const out: LineSkip = { lines: 0, lineEnd: -2 };
+  const pos = skipQuietLines(buf, 0, stop ?? buf.length, maxLine, out);
+  return { ...out, pos };
+}
+
+describe('skipQuietLines', () => {
+  it('skips prose and code, and stops at the first line that may matter', () => {
+    const text = 'Reading a.ts\n  return x;\n\n### Progress\n- [x] done\nLet me see\n  ###BLOCKED:k###\nafter\n';
+    expect(skip(text)).toEqual({ lines: 6, lineEnd: text.indexOf('\nafter'), pos: text.indexOf('  ###BLOCKED') });
+  });
+
+  it.each([
+    ['###PLAN_COMPLETE###'],
+    ['###NOT_A_SIGNAL###'],
+    ['\t###BAILOUT:x### \r'],
+    ['LOOP_COMPLETE'],
+    ['   ```ts'],
+    ['~~~'],
+  ])('stops at %j', (line) => {
+    expect(skip(`quiet\n${line}\nquiet\n`)).toMatchObject({ lines: 1, pos: 6 });
+  });
+
+  it('stops at the line holding `stop`, at an over-long line, and before an unterminated tail', () => {
+    const text = 'one\ntwo <observation\nthree\n';
+    expect(skip(text, text.indexOf('<'))).toMatchObject({ lines: 1, pos: 4 });
+    expect(skip('ab\nabcdef\nx\n', undefined, 4)).toMatchObject({ lines: 1, pos: 3 });
+    expect(skip('ab\ncd')).toEqual({ lines: 1, lineEnd: -1, pos: 3 });
+  });
+
+  const line = fc.string({ unit: fc.constantFrom('#', '`', '~', 'L', 'O', ' ', '\t', '\r', 'x', ':', '<', 'P'), maxLength: 16 });
+
+  it('a quiet line changes nothing outside a fence', () => {
+    fc.assert(
+      fc.property(line, (l) => {
+        if (skip(`${l}\n`).lines !== 1) return;
+        expect(parseText(`${l}\n###PLAN_COMPLETE###\n`).map((e) => [e.type, e.line])).toEqual([['signal', 2]]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a quiet line changes nothing inside a fence', () => {
+    fc.assert(
+      fc.property(line, (l) => {
+        if (skip(`${l}\n`).lines !== 1) return;
+        expect(parseText(`\`\`\`\n${l}\n###PLAN_COMPLETE###\n`).map((e) => [e.type, e.line])).toEqual([['ignored', 3]]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
