@@ -117,6 +117,9 @@ for (let i = 0; i < REPS; i++) {
   base.push(time(['-e', BASELINE, DATA]));
   for (const f of formats) rep[f].push(time([join(REPO, 'bin', 'ralph.js'), 'report', '--runs', DATA, '--format', f]));
 }
+// md is meant to fit a PR comment (GitHub: 65,536 characters) however many findings there are.
+const md = spawnSync(process.execPath, [join(REPO, 'bin', 'ralph.js'), 'report', '--runs', DATA, '--format', 'md'], { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26 });
+console.log(`RESULT report-md-size: chars=${md.stdout.length} (goal <= 65536)`);
 const bWall = median(base.map((x) => x.ms));
 const bCpu = median(base.map((x) => x.cpu));
 console.log(`baseline (read + JSON.parse every line): ${show(base)}`);

@@ -22,6 +22,7 @@ export async function main(
   argv: string[],
   io: Pick<CliContext, 'stdout' | 'stderr'> = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
+  if (io.stdout === process.stdout) ignoreClosedStdout();
   // What follows `--` is the agent's command line: commander never sees it.
   const dashes = argv.indexOf('--');
   const passThrough = dashes === -1 ? [] : argv.slice(dashes + 1);
@@ -48,6 +49,17 @@ export async function main(
     const sub = program.commands.find((c) => own.includes(c.name()))?.name();
     return handleError(error, ctx, sub ? `ralph ${sub} --help` : 'ralph --help');
   }
+}
+
+/**
+ * `ralph report | head`: the reader goes away. Output is dropped from then on instead of
+ * crashing; a command that runs an agent must still finish and write its result.
+ */
+function ignoreClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
 }
 
 function handleError(error: unknown, ctx: CliContext, help: string): number {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { buildReport, parseFilters, renderReport, REPORT_FORMATS, type ReportFormat } from '../findings/report/index.js';
+import { buildReport, parseFilters, renderReport, renderReportChunks, REPORT_FORMATS, type ReportFormat } from '../findings/report/index.js';
 import type { CliContext } from './context.js';
 import type { ReportFlags } from './commands/report.js';
 
@@ -24,12 +24,13 @@ export async function reportCommand(flags: ReportFlags, ctx: CliContext): Promis
     ctx.stdout.write(`No runs found under ${runsDir} (no ${RUN_FILES.findings} or ${RUN_FILES.result}${hasFilters(filters) ? ' matching the filters' : ''}).\n`);
     return;
   }
-  const text = renderReport(report, flags.format as ReportFormat);
+  const format = flags.format as ReportFormat;
   if (flags.out !== undefined) {
-    await writeFileAtomic(resolve(flags.out), text);
+    await writeFileAtomic(resolve(flags.out), renderReport(report, format));
     ctx.stderr.write(`ralph: report written to ${flags.out}\n`);
   } else {
-    ctx.stdout.write(text);
+    // Piece by piece: a 30 MB report never has to exist as one string to be encoded at once.
+    for (const chunk of renderReportChunks(report, format)) ctx.stdout.write(chunk);
   }
   if (report.summary.brokenLines > 0) {
     ctx.stderr.write(`ralph: warning: skipped ${report.summary.brokenLines} unreadable line(s) in findings logs (listed in the report)\n`);

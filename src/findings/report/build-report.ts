@@ -2,9 +2,9 @@
 // formats render.
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { SEVERITIES, type Severity } from '../../contract.js';
+import { RUN_FILES } from '../../contract.js';
 import type { Problem } from '../../errors.js';
-import { discoverRuns, toRel } from './discover.js';
+import { discoverRuns } from './discover.js';
 import { compileFilters, type CompiledFilters } from './filters.js';
 import { FindingGrouper } from './group.js';
 import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
@@ -18,7 +18,6 @@ import {
   type Report,
   type ReportFilters,
   type RunSummary,
-  type SeverityCount,
 } from './types.js';
 
 /** Logs up to this size are read whole; larger ones are streamed line by line. */
@@ -48,7 +47,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
 
   for (const loc of locations) {
     const fallbackRun = loc.rel === '.' ? basename(options.runsDir) : basename(loc.dir);
-    const read = loc.result !== undefined ? readRunResult(loc.result, toRel(options.runsDir, loc.result)) : null;
+    const read = loc.result !== undefined ? readRunResult(loc.result, inRun(loc.rel, RUN_FILES.result)) : null;
     if (read?.ok === false) problems.push(read.problem);
     const result = read?.ok ? read.result : null;
     let firstRun: string | null = null;
@@ -56,7 +55,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     let findings = 0;
 
     if (loc.findings !== undefined) {
-      const file = toRel(options.runsDir, loc.findings);
+      const file = inRun(loc.rel, RUN_FILES.findings);
       const noteBroken = (line: number, reason: string): void => {
         brokenCount += 1;
         if (broken.length < MAX_LISTED_BROKEN) broken.push({ file, line, reason });
@@ -138,7 +137,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
       distinct: groups.length,
       invalid: invalidCount,
       brokenLines: brokenCount,
-      bySeverity: countBySeverity(groups),
+      bySeverity: grouper.severityCounts(),
       outcomes: countOutcomes(runs),
       costUsd: runs.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
     },
@@ -150,21 +149,17 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
   };
 }
 
+/** A run's file as shown to the user: relative to the runs folder, `/`-separated. */
+function inRun(rel: string, name: string): string {
+  return rel === '.' ? name : `${rel}/${name}`;
+}
+
 /** --plan narrows the runs listed; --since keeps runs that ended (or started) since then. */
 function keepRun(run: RunSummary, f: CompiledFilters): boolean {
   if (!f.plan(run.plan)) return false;
   if (f.sinceMs === null || run.findings > 0) return true;
   const t = Date.parse(run.endedAt ?? run.startedAt ?? '');
   return Number.isNaN(t) || t >= f.sinceMs;
-}
-
-function countBySeverity(groups: Report['findings']): Record<Severity, SeverityCount> {
-  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, { distinct: 0, occurrences: 0 }])) as Record<Severity, SeverityCount>;
-  for (const g of groups) {
-    counts[g.severity].distinct += 1;
-    counts[g.severity].occurrences += g.count;
-  }
-  return counts;
 }
 
 /** Runs without a result.json count under "unknown". */

@@ -1,7 +1,8 @@
 // Finds every run below a folder: `ralph exec` writes .ralph/runs/<id>/, `ralph batch` writes
 // <out>/runs/<plan>/, and users point --runs at either, so any folder holding a findings log or a
 // result.json counts as a run, however deep.
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { RUN_FILES } from '../../contract.js';
 import { UsageError, type Problem } from '../../errors.js';
@@ -38,20 +39,22 @@ export async function discoverRuns(root: string, problems: Problem[] = []): Prom
   await assertRunsFolder(root);
   const found: RunLocation[] = [];
   // Iterative walk: deep trees cannot overflow the stack; symlinks are not followed (no cycles).
-  const pending = [root];
+  // Synchronous listing: a promise per folder cost more than the listing itself, and nothing else
+  // runs meanwhile. Each folder carries its relative path, so no path.relative() per run.
+  const pending: Array<[dir: string, rel: string]> = [[root, '.']];
   while (pending.length > 0) {
-    const dir = pending.pop()!;
+    const [dir, rel] = pending.pop()!;
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       problems.push({ file: dir, message: `cannot list folder: ${(error as Error).message}` });
       continue;
     }
-    const here: RunLocation = { dir, rel: toRel(root, dir) };
+    const here: RunLocation = { dir, rel };
     for (const entry of entries) {
       if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) pending.push(join(dir, entry.name));
+        if (!SKIP_DIRS.has(entry.name)) pending.push([join(dir, entry.name), rel === '.' ? entry.name : `${rel}/${entry.name}`]);
       } else if (entry.isFile()) {
         if (entry.name === RUN_FILES.findings) here.findings = join(dir, entry.name);
         else if (entry.name === RUN_FILES.result) here.result = join(dir, entry.name);

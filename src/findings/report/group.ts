@@ -1,8 +1,15 @@
 // Folding findings into groups: the same finding reported by several runs (or iterations) is one
 // entry with a count. Memory grows with distinct findings, never with the size of the logs.
-import { ACTIONS, OBSERVATION_TYPES, type ObservationType } from '../../contract.js';
+//
+// This is the hot path of `ralph report` (100,000 records in well under a second), and what costs
+// there is garbage collection of what survives, not arithmetic. So a group is one object and its
+// text, nothing else: the lookup is an open-addressing table of integers over a hash of the
+// normalised identity (no key string is built or kept per record), the bookkeeping lives in typed
+// arrays, and a group seen in one run shares one `runs` array with every other such group.
+import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type ObservationType, type Severity } from '../../contract.js';
 import { severityRank } from './filters.js';
-import type { FindingGroup, FindingRecord } from './types.js';
+import { timeOf } from './time-of.js';
+import type { FindingGroup, FindingRecord, SeverityCount } from './types.js';
 
 const PUNCTUATION = /[\p{P}\p{S}]+/gu;
 const SPACES = /\s+/g;
@@ -19,143 +26,272 @@ export function normaliseTitle(title: string): string {
 
 export function normaliseFile(file: string | null): string {
   if (file === null) return '';
-  let f = file.trim().replace(/\\/g, '/');
+  let f = file.trim();
+  if (f.includes('\\')) f = f.replace(/\\/g, '/');
   while (f.startsWith('./')) f = f.slice(2);
   return f;
 }
 
+/** The identity of a group as text: what two records must share to be the same finding. */
 export function groupKey(type: ObservationType, title: string, file: string | null): string {
   return `${type}\u0000${normaliseTitle(title)}\u0000${normaliseFile(file)}`;
 }
 
-interface Acc {
-  group: FindingGroup;
-  /** The rest of the identity besides the normalised title. */
-  type: ObservationType;
-  file: string;
-  /** `at` of the representative occurrence. */
-  repAt: string;
-  /** Severity, type and action as one number, for a cheap sort. */
-  order: number;
-  /** First-seen position: the last tiebreak, deterministic because runs are read in path order. */
-  index: number;
+// 32-bit FNV-1a over the characters of the normalised identity.
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * Hash of normaliseTitle(title) without building it: for ASCII the normalisation is "lower-case,
+ * each run of non-alphanumerics one space, trimmed", which a single pass can hash as it goes.
+ * Other titles take the general path; both hash the same characters, so they agree.
+ */
+function hashTitle(title: string, seed: number): number {
+  let h = seed;
+  let started = false;
+  let gap = false;
+  for (let i = 0; i < title.length; i++) {
+    let c = title.charCodeAt(i);
+    if (c >= 128) return hashText(normaliseTitle(title), seed);
+    if (c >= 65 && c <= 90) c += 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (gap && started) h = Math.imul(h ^ 32, FNV_PRIME);
+      h = Math.imul(h ^ c, FNV_PRIME);
+      started = true;
+      gap = false;
+    } else {
+      gap = true;
+    }
+  }
+  return h;
 }
 
+function hashText(text: string, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+function sameTitle(a: string, b: string): boolean {
+  return a === b || normaliseTitle(a) === normaliseTitle(b);
+}
+
+const TYPE_ORDER = new Map<string, number>(OBSERVATION_TYPES.map((t, i) => [t, i]));
+const ACTION_ORDER = new Map<string, number>(ACTIONS.map((a, i) => [a, i]));
+/** Severity, then type, then action (contract order) as one small number is below this. */
+const ORDER_LIMIT = SEVERITIES.length * OBSERVATION_TYPES.length * ACTIONS.length;
+
+
+// Shared, never mutated (FindingGroup.runs is readonly); not frozen, because JSON.stringify takes
+// a slow path for frozen arrays.
+const EMPTY: readonly string[] = [];
+const INITIAL_GROUPS = 1024;
+
 export class FindingGrouper {
-  // Keyed by normalised title alone (a flat string, cheap to hash), each entry holding the few
-  // groups that share it; type and file tell them apart.
-  private readonly byTitle = new Map<string, Acc | Acc[] | Map<string, Acc>>();
-  private readonly all: Acc[] = [];
   occurrences = 0;
+  private readonly list: FindingGroup[] = [];
+  private counts: Record<Severity, SeverityCount> | null = null;
+  // Per group, by index: what the lookup and the merge need, in typed arrays the collector never
+  // has to trace. Times are epoch ms (-Infinity when unreadable), so merging compares numbers.
+  private hashes = new Int32Array(INITIAL_GROUPS);
+  private typeIds = new Uint8Array(INITIAL_GROUPS);
+  private firstMs = new Float64Array(INITIAL_GROUPS);
+  private lastMs = new Float64Array(INITIAL_GROUPS);
+  /** Time of the representative occurrence. */
+  private repMs = new Float64Array(INITIAL_GROUPS);
+  /** Open addressing: group index + 1, 0 for an empty slot; kept at most half full. */
+  private slots = new Int32Array(INITIAL_GROUPS * 2);
+  /** One single-element array per run / plan name, shared by the groups that have only it. */
+  private readonly single = new Map<string, readonly string[]>();
+  private lastRun = '';
+  private lastRunList: readonly string[] = EMPTY;
+  private lastPlan = '';
+  private lastPlanList: readonly string[] = EMPTY;
 
   add(r: FindingRecord): void {
     this.occurrences += 1;
-    const title = normaliseTitle(r.title);
+    this.counts = null;
     const file = normaliseFile(r.file);
-    const slot = this.byTitle.get(title);
-    let acc: Acc | undefined;
-    if (slot !== undefined) {
-      if (slot instanceof Map) acc = slot.get(subKey(r.type, file));
-      else if (Array.isArray(slot)) acc = slot.find((a) => a.type === r.type && a.file === file);
-      else if (slot.type === r.type && slot.file === file) acc = slot;
+    const typeId = TYPE_ORDER.get(r.type)!;
+    const hash = hashText(file, hashTitle(r.title, Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME)) ^ 0xff);
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (;;) {
+      const entry = this.slots[slot]!;
+      if (entry === 0) break;
+      const i = entry - 1;
+      if (this.hashes[i] === hash && this.typeIds[i] === typeId) {
+        const g = this.list[i]!;
+        if (normaliseFile(g.file) === file && sameTitle(g.title, r.title)) {
+          this.merge(i, g, r);
+          return;
+        }
+      }
+      slot = (slot + 1) & mask;
     }
-    if (acc === undefined) {
-      const created: Acc = {
-        group: {
-          type: r.type,
-          severity: r.severity,
-          action: r.action,
-          title: r.title,
-          detail: r.detail,
-          file: r.file,
-          count: 1,
-          runs: [r.run],
-          plans: r.plan === '' ? [] : [r.plan],
-          firstAt: r.at,
-          lastAt: r.at,
-        },
-        type: r.type,
-        file,
-        repAt: r.at,
-        order: orderOf(r),
-        index: this.all.length,
-      };
-      this.all.push(created);
-      if (slot === undefined) this.byTitle.set(title, created);
-      else if (slot instanceof Map) slot.set(subKey(created.type, file), created);
-      else if (!Array.isArray(slot)) this.byTitle.set(title, [slot, created]);
-      else if (slot.length < MAX_SCAN) slot.push(created);
-      // One title in many files ("TODO"): stop scanning a list, index it.
-      else this.byTitle.set(title, new Map([...slot, created].map((a) => [subKey(a.type, a.file), a])));
-      return;
-    }
-    const g = acc.group;
+    this.create(r, typeId, hash, slot);
+  }
+
+  private create(r: FindingRecord, typeId: number, hash: number, slot: number): void {
+    const i = this.list.length;
+    if (i === this.hashes.length) this.growArrays();
+    this.list.push({
+      type: r.type,
+      severity: r.severity,
+      action: r.action,
+      title: r.title,
+      detail: r.detail,
+      file: r.file,
+      count: 1,
+      runs: this.runList(r.run),
+      plans: this.planList(r.plan),
+      firstAt: r.at,
+      lastAt: r.at,
+    });
+    const ms = timeOf(r.at);
+    this.firstMs[i] = ms;
+    this.lastMs[i] = ms;
+    this.repMs[i] = ms;
+    this.hashes[i] = hash;
+    this.typeIds[i] = typeId;
+    this.slots[slot] = i + 1;
+    if ((i + 1) * 2 > this.slots.length) this.rehash();
+  }
+
+  private merge(i: number, g: FindingGroup, r: FindingRecord): void {
     g.count += 1;
-    // Plain arrays, searched from the end: a run's records arrive together, and a finding is
-    // seen in few runs; a Set per group costs more memory and garbage than it saves.
-    addUnique(g.runs, r.run);
-    if (r.plan !== '') addUnique(g.plans, r.plan);
-    if (compareTimes(r.at, g.firstAt) < 0) g.firstAt = r.at;
-    if (compareTimes(r.at, g.lastAt) > 0) g.lastAt = r.at;
+    g.runs = withName(g.runs, this.runList(r.run));
+    if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
+    const ms = timeOf(r.at);
+    if (ms < this.firstMs[i]!) {
+      this.firstMs[i] = ms;
+      g.firstAt = r.at;
+    }
+    if (ms > this.lastMs[i]!) {
+      this.lastMs[i] = ms;
+      g.lastAt = r.at;
+    }
     // The representative is the most severe occurrence, and among equals the latest one.
     const rank = severityRank(r.severity);
     const repRank = severityRank(g.severity);
-    if (rank < repRank || (rank === repRank && compareTimes(r.at, acc.repAt) > 0)) {
+    if (rank < repRank || (rank === repRank && ms > this.repMs[i]!)) {
       g.severity = r.severity;
       g.action = r.action;
       g.title = r.title;
       g.detail = r.detail;
       g.file = r.file;
-      acc.repAt = r.at;
-      acc.order = orderOf(r);
+      this.repMs[i] = ms;
     }
+  }
+
+  // A run's records arrive together, so the last name asked for is nearly always the next one.
+  private runList(run: string): readonly string[] {
+    if (run !== this.lastRun || this.lastRunList === EMPTY) {
+      this.lastRun = run;
+      this.lastRunList = this.shared(run);
+    }
+    return this.lastRunList;
+  }
+
+  private planList(plan: string): readonly string[] {
+    if (plan === '') return EMPTY;
+    if (plan !== this.lastPlan || this.lastPlanList === EMPTY) {
+      this.lastPlan = plan;
+      this.lastPlanList = this.shared(plan);
+    }
+    return this.lastPlanList;
+  }
+
+  private shared(name: string): readonly string[] {
+    let list = this.single.get(name);
+    if (list === undefined) {
+      list = [name];
+      this.single.set(name, list);
+    }
+    return list;
+  }
+
+  private growArrays(): void {
+    const n = this.hashes.length * 2;
+    const grow = <T extends Int32Array | Uint8Array | Float64Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    this.hashes = grow(this.hashes, new Int32Array(n));
+    this.typeIds = grow(this.typeIds, new Uint8Array(n));
+    this.firstMs = grow(this.firstMs, new Float64Array(n));
+    this.lastMs = grow(this.lastMs, new Float64Array(n));
+    this.repMs = grow(this.repMs, new Float64Array(n));
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let i = 0; i < this.list.length; i++) {
+      let slot = this.hashes[i]! & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = i + 1;
+    }
+    this.slots = slots;
   }
 
   /** Sorted by severity, then type and action (contract order), then most seen, then first seen. */
   groups(): FindingGroup[] {
-    const accs = [...this.all];
-    accs.sort((a, b) => a.order - b.order || b.group.count - a.group.count || a.index - b.index);
-    return accs.map((acc) => {
-      acc.group.runs.sort();
-      acc.group.plans.sort();
-      return acc.group;
-    });
+    const list = this.list;
+    const n = list.length;
+    // A counting sort on the (few) severity/type/action combinations keeps first-seen order
+    // within each; then only buckets holding a group seen more than once need a (stable) sort by
+    // count. One pass over the groups also counts them by severity: each pass over 100,000
+    // objects scattered in the heap costs its cache misses.
+    const order = new Int32Array(n);
+    const buckets = new Int32Array(ORDER_LIMIT + 1);
+    const repeated = new Uint8Array(ORDER_LIMIT);
+    const counts = SEVERITIES.map(() => ({ distinct: 0, occurrences: 0 }));
+    for (let i = 0; i < n; i++) {
+      const g = list[i]!;
+      const rank = severityRank(g.severity);
+      const o = (rank * OBSERVATION_TYPES.length + TYPE_ORDER.get(g.type)!) * ACTIONS.length + ACTION_ORDER.get(g.action)!;
+      order[i] = o;
+      buckets[o + 1]! += 1;
+      if (g.count > 1) repeated[o] = 1;
+      counts[rank]!.distinct += 1;
+      counts[rank]!.occurrences += g.count;
+      // Only lists of two or more names are the group's own; one name needs no sorting anyway.
+      if (g.runs.length > 1) (g.runs as string[]).sort();
+      if (g.plans.length > 1) (g.plans as string[]).sort();
+    }
+    this.counts = Object.fromEntries(SEVERITIES.map((sev, r) => [sev, counts[r]!])) as Record<Severity, SeverityCount>;
+    for (let o = 0; o < ORDER_LIMIT; o++) buckets[o + 1]! += buckets[o]!;
+    const starts = buckets.slice();
+    const sorted = new Array<FindingGroup>(n);
+    for (let i = 0; i < n; i++) sorted[buckets[order[i]!]!++] = list[i]!;
+    for (let o = 0; o < ORDER_LIMIT; o++) {
+      if (repeated[o] === 0) continue;
+      const from = starts[o]!;
+      const to = starts[o + 1]!;
+      const part = sorted.slice(from, to).sort((a, b) => b.count - a.count);
+      for (let k = from; k < to; k++) sorted[k] = part[k - from]!;
+    }
+    return sorted;
+  }
+
+  /** Distinct findings and occurrences per severity, as of the last groups() call. */
+  severityCounts(): Record<Severity, SeverityCount> {
+    return this.counts ?? (this.groups(), this.counts!);
   }
 }
 
-const MAX_SCAN = 16;
-
-function subKey(type: string, file: string): string {
-  return `${type}\u0000${file}`;
-}
-
-function addUnique(list: string[], value: string): void {
-  for (let i = list.length - 1; i >= 0; i--) if (list[i] === value) return;
-  list.push(value);
-}
-
-function orderOf(g: Pick<FindingGroup, 'severity' | 'type' | 'action'>): number {
-  return severityRank(g.severity) * 10_000 + TYPE_ORDER.get(g.type)! * 100 + ACTION_ORDER.get(g.action)!;
-}
-
-
-const TYPE_ORDER = new Map<string, number>(OBSERVATION_TYPES.map((t, i) => [t, i]));
-const ACTION_ORDER = new Map<string, number>(ACTIONS.map((a, i) => [a, i]));
-
-
-
-const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Orders two `at` values; unreadable ones sort first. Canonical ISO strings (what ralph writes)
- *  compare as text, which saves a Date.parse per record. */
-export function compareTimes(a: string, b: string): number {
-  if (a.length === 24 && b.length === 24 && CANONICAL_ISO.test(a) && CANONICAL_ISO.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  const ta = timeOf(a);
-  const tb = timeOf(b);
-  return ta < tb ? -1 : ta > tb ? 1 : 0;
-}
-
-function timeOf(at: string): number {
-  const t = Date.parse(at);
-  return Number.isNaN(t) ? -Infinity : t;
+/**
+ * `names` plus the name in `single` (kept unique). A one-element list is a shared one, so a second
+ * name makes a fresh array; after that the group's own array grows. Searched from the end: a run's
+ * records arrive together, and a finding is seen in few runs.
+ */
+function withName(names: readonly string[], single: readonly string[]): readonly string[] {
+  if (names.length === 0 || names === single) return single;
+  // Every name in a list is the canonical string from `single`, so these compare by identity.
+  const name = single[0]!;
+  for (let i = names.length - 1; i >= 0; i--) if (names[i] === name) return names;
+  if (names.length === 1) return [names[0]!, name];
+  (names as string[]).push(name);
+  return names;
 }

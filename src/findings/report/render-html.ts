@@ -1,10 +1,11 @@
 // One self-contained html file: no external resources, a strict CSP, agent text escaped as HTML
-// entities everywhere, and the filter data in an escaped JSON block.
+// entities everywhere, and the findings as data in an escaped JSON block, from which the page's
+// own script builds the table (see html-assets.ts).
 import { SEVERITIES, type Severity } from '../../contract.js';
 import { escapeHtml as h, jsonForScript, safeHttpsUrl, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
-import type { FindingGroup, Report } from './types.js';
+import type { Report } from './types.js';
 
 const BAR_COLOURS: Record<Severity, string> = {
   critical: '#c0392b',
@@ -21,14 +22,13 @@ const NEEDS_WORK = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const t = (text: string): string => (NEEDS_WORK.test(text) ? h(stripControls(text)) : text);
 
 export function renderHtml(report: Report): string {
+  return Array.from(htmlChunks(report)).join('');
+}
+
+/** The page in pieces; the findings data block is serialised a slice at a time. */
+export function* htmlChunks(report: Report): Generator<string> {
   const s = report.summary;
   const filters = filterLine(report);
-  const data = {
-    severities: SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0),
-    types: uniqueSorted(report.findings.map((g) => g.type)),
-    actions: uniqueSorted(report.findings.map((g) => g.action)),
-    plans: uniqueSorted(report.findings.flatMap((g) => g.plans)),
-  };
   const parts: string[] = [
     '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
     `<meta http-equiv="Content-Security-Policy" content="${h(CONTENT_SECURITY_POLICY)}">\n`,
@@ -53,10 +53,10 @@ export function renderHtml(report: Report): string {
     '<label>Search <input id="f-search" type="search" placeholder="title, detail, file, run..."></label>',
     `<output id="shown" class="muted">${report.findings.length} of ${report.findings.length} shown</output>`,
     '</form>\n',
-    '<table id="findings-table">\n<thead><tr><th>severity</th><th>type</th><th>action</th><th>finding</th><th>file</th><th class="num">seen</th><th>runs</th></tr></thead>\n<tbody>\n',
+    '<table id="findings-table">\n<thead><tr><th>severity</th><th>type</th><th>action</th><th>finding</th><th>file</th><th class="num">seen</th><th>runs</th></tr></thead>\n<tbody></tbody>\n</table>\n',
+    '<p><button type="button" id="more" hidden>Show more</button></p>\n',
+    '<noscript><p>The findings table is built by this page&rsquo;s script; without it, use <code>ralph report --format md</code> or <code>--format json</code>.</p></noscript>\n',
   ];
-  for (const g of report.findings) parts.push(findingRow(g));
-  parts.push('</tbody>\n</table>\n');
   if (report.findings.length === 0) parts.push('<p>No findings.</p>\n');
 
   if (s.invalid > 0) {
@@ -90,19 +90,111 @@ export function renderHtml(report: Report): string {
     );
   }
   parts.push('</tbody>\n</table>\n');
-  parts.push(`<script type="application/json" id="report-data">${jsonForScript(data)}</script>\n`);
-  parts.push(`<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`);
-  return parts.join('');
+  const { flat, ...head } = tableData(report);
+  parts.push(`<script type="application/json" id="report-data">${jsonForScript(head).slice(0, -1)},"findings":[`);
+  yield parts.join('');
+  // Each slice is escaped on its own: the escapes are per character, so the pieces join up.
+  const step = WIDTH * FINDINGS_PER_CHUNK;
+  for (let i = 0; i < flat.length; i += step) {
+    const part = jsonForScript(flat.slice(i, i + step));
+    yield i === 0 ? part.slice(1, -1) : `,${part.slice(1, -1)}`;
+  }
+  yield ']}</script>\n';
+  yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
 }
 
-function findingRow(g: FindingGroup): string {
-  const runs = g.runs.length <= 3 ? g.runs.join(', ') : `${g.runs.slice(0, 3).join(', ')} +${g.runs.length - 3} more`;
-  return (
-    `<tr data-severity="${g.severity}" data-type="${g.type}" data-action="${g.action}" data-plans="${h(JSON.stringify(g.plans))}">` +
-    `<td class="sev sev-${g.severity}">${g.severity}</td><td>${g.type}</td><td>${g.action}</td>` +
-    `<td><details><summary>${t(g.title)}</summary><div class="detail">${t(g.detail)}</div></details></td>` +
-    `<td>${t(g.file ?? '')}</td><td class="num">${g.count}</td><td${g.runs.length > 3 ? ` title="${t(g.runs.join(', '))}"` : ''}>${t(runs)}</td></tr>\n`
-  );
+/** Rows the page adds at a time (and at first). */
+export const HTML_PAGE_ROWS = 500;
+/** Values per finding in the flat `findings` array of the data block. */
+const WIDTH = 9;
+const FINDINGS_PER_CHUNK = 1_000;
+
+/**
+ * The data block behind the findings table. One flat array, WIDTH values per finding:
+ * severity, type and action (indexes into `severities`, `types`, `actions`), title, detail, file
+ * (or null), count, runs and plans (an index into `runs` / `plans`, or an array of them).
+ * Flat and numeric because serialising 100,000 findings costs per value: no repeated keys, and
+ * a run name is written once, not once per finding it appears in.
+ */
+function tableData(report: Report): { flat: unknown[] } & Record<string, unknown> {
+  const s = report.summary;
+  const severities = SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0);
+  // Findings come sorted by severity, type and action, and groups seen in one run or one plan
+  // share that list: remembering the last lookup skips nearly all of them.
+  const types = new Set<string>();
+  const actions = new Set<string>();
+  const planSet = new Set<string>();
+  let seenPlans: readonly string[] | null = null;
+  for (const g of report.findings) {
+    types.add(g.type);
+    actions.add(g.action);
+    if (g.plans !== seenPlans) {
+      seenPlans = g.plans;
+      for (const p of g.plans) planSet.add(p);
+    }
+  }
+  const typeList = [...types].sort();
+  const actionList = [...actions].sort();
+  const plans = [...planSet].sort();
+  const sevId = lastLookup(indexOf(severities));
+  const typeId = lastLookup(indexOf(typeList));
+  const actionId = lastLookup(indexOf(actionList));
+  const planIndex = indexOf(plans);
+  const planIds = lastListLookup((p) => planIndex.get(p)!);
+  const runs: string[] = [];
+  const runIndex = new Map<string, number>();
+  const runIds = lastListLookup((name) => {
+    let id = runIndex.get(name);
+    if (id === undefined) {
+      id = runs.length;
+      runs.push(name);
+      runIndex.set(name, id);
+    }
+    return id;
+  });
+  const flat: unknown[] = new Array(report.findings.length * WIDTH);
+  let o = 0;
+  for (const g of report.findings) {
+    flat[o++] = sevId(g.severity);
+    flat[o++] = typeId(g.type);
+    flat[o++] = actionId(g.action);
+    flat[o++] = g.title;
+    flat[o++] = g.detail;
+    flat[o++] = g.file;
+    flat[o++] = g.count;
+    flat[o++] = runIds(g.runs);
+    flat[o++] = planIds(g.plans);
+  }
+  return { severities, types: typeList, actions: actionList, plans, runs, width: WIDTH, page: HTML_PAGE_ROWS, flat };
+}
+
+function lastLookup(index: Map<string, number>): (key: string) => number {
+  let last = '';
+  let value = -1;
+  return (key) => {
+    if (key !== last || value === -1) {
+      last = key;
+      value = index.get(key)!;
+    }
+    return value;
+  };
+}
+
+/** A list of names as ids: one id when it holds one name, else an array of them. */
+function lastListLookup(id: (name: string) => number): (names: readonly string[]) => number | number[] {
+  let last: readonly string[] | null = null;
+  let value: number | number[] = [];
+  return (names) => {
+    if (names !== last) {
+      last = names;
+      value = names.length === 1 ? id(names[0]!) : names.map(id);
+    }
+    return value;
+  };
+}
+
+function indexOf(values: readonly string[]): Map<string, number> {
+  return new Map(values.map((v, i) => [v, i]));
 }
 
 /** Distinct findings per severity as horizontal bars; presentation attributes only (no style=). */
@@ -127,8 +219,4 @@ function severityChart(report: Report): string {
     `<svg id="severity-chart" xmlns="http://www.w3.org/2000/svg" width="${labelW + barW + 120}" height="${height}" role="img" aria-label="findings by severity">` +
     `<title>Findings by severity</title>${bars}</svg>\n`
   );
-}
-
-function uniqueSorted(values: string[]): string[] {
-  return [...new Set(values)].sort();
 }

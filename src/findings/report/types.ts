@@ -47,8 +47,10 @@ export interface FindingGroup {
   file: string | null;
   /** Occurrences (records), which can exceed runs.length when one run repeated it. */
   count: number;
-  runs: string[];
-  plans: string[];
+  /** Sorted. Read-only: groups seen in the same single run share one array. */
+  runs: readonly string[];
+  /** Sorted; shared like `runs`. */
+  plans: readonly string[];
   firstAt: string;
   lastAt: string;
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildReport, renderHtml } from '../../../src/findings/report/index.js';
-import { BASIC, MALICIOUS } from './helpers.js';
+import { BASIC, MALICIOUS, writeManyRuns } from './helpers.js';
 import { isRunning as alive } from '../../helpers/processes.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,6 +20,7 @@ let browser: Browser;
 let tmp = '';
 let basicUrl = '';
 let evilUrl = '';
+let bigUrl = '';
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install the Debian package "chromium"`).toBe(true);
@@ -30,6 +31,12 @@ beforeAll(async () => {
   await writeFile(evil, renderHtml(await buildReport({ runsDir: MALICIOUS })));
   basicUrl = pathToFileURL(basic).href;
   evilUrl = pathToFileURL(evil).href;
+  // 30 runs x 40 findings + 29 recurring: more rows than one page of the table.
+  const bigRuns = join(tmp, 'big-runs');
+  await writeManyRuns(bigRuns, 30, 40);
+  const big = join(tmp, 'big.html');
+  await writeFile(big, renderHtml(await buildReport({ runsDir: bigRuns })));
+  bigUrl = pathToFileURL(big).href;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', MARKER],
@@ -138,6 +145,35 @@ describe('html report in Chromium', () => {
     expect(await page.locator('summary', { hasText: '<script>window.__pwned = 1</script>' }).count()).toBe(1);
     // javascript: and http: PR urls are not links; the https one is.
     expect(await page.locator('#runs-table a').evaluateAll((as) => as.map((a) => (a as unknown as { protocol: string }).protocol))).toEqual(['https:']);
+    await page.close();
+  });
+});
+
+describe('html report of many findings in Chromium', () => {
+  it('shows a page of rows at a time, and filters and searches all of them', async () => {
+    const { page, errors } = await open(bigUrl);
+    const total = 30 * 40 + 29;
+    await expect.poll(() => page.textContent('#shown')).toBe(`500 of ${total} shown (${total} match the filters)`);
+    expect(await visibleRows(page).count()).toBe(500);
+    // Most severe and most seen first.
+    expect(await visibleRows(page).first().locator('summary').textContent()).toBe('Recurring 0');
+    await page.click('#more');
+    expect(await visibleRows(page).count()).toBe(1000);
+    await page.click('#more');
+    expect(await visibleRows(page).count()).toBe(total);
+    expect(await page.isHidden('#more')).toBe(true);
+    expect(await page.textContent('#shown')).toBe(`${total} of ${total} shown`);
+
+    // Search reaches findings that were never on the first page.
+    await page.fill('#f-search', 'detail of finding 29-39');
+    expect(await visibleRows(page).locator('summary').allTextContents()).toEqual(['Finding 29-39']);
+    await page.fill('#f-search', '');
+    await page.selectOption('#f-severity', 'info');
+    await page.selectOption('#f-plan', 'plan-2');
+    // info: i % 5 === 4 (8 of 40 per run); plan-2: runs 2, 5, ..., 29 (10 runs).
+    expect(await page.textContent('#shown')).toBe(`80 of ${total} shown`);
+    expect(await visibleRows(page).count()).toBe(80);
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

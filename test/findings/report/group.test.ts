@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FindingGrouper, normaliseTitle } from '../../../src/findings/report/group.js';
+import { FindingGrouper, groupKey, normaliseTitle } from '../../../src/findings/report/group.js';
+import { timeOf } from '../../../src/findings/report/time-of.js';
+import { severityRank } from '../../../src/findings/report/filters.js';
 import type { FindingRecord } from '../../../src/findings/report/index.js';
 
 const rec = (over: Partial<FindingRecord>): FindingRecord => ({
@@ -62,5 +65,79 @@ describe('FindingGrouper', () => {
     g.add(rec({ title: 'stub', severity: 'medium', type: 'stub' }));
     g.add(rec({ title: 'crit', severity: 'critical', type: 'insight' }));
     expect(g.groups().map((x) => x.title)).toEqual(['crit', 'other action', 'twice', 'once', 'stub']);
+  });
+});
+
+/** The grouping spelled out the slow, obvious way: a Map keyed by groupKey. */
+function referenceGroups(records: FindingRecord[]) {
+  const groups = new Map<string, { count: number; runs: Set<string>; plans: Set<string>; first: number; last: number; bestRank: number }>();
+  for (const r of records) {
+    const k = groupKey(r.type, r.title, r.file);
+    const t = timeOf(r.at);
+    const g = groups.get(k) ?? { count: 0, runs: new Set<string>(), plans: new Set<string>(), first: Infinity, last: -Infinity, bestRank: 9 };
+    g.count += 1;
+    g.runs.add(r.run);
+    if (r.plan !== '') g.plans.add(r.plan);
+    g.first = Math.min(g.first, t);
+    g.last = Math.max(g.last, t);
+    g.bestRank = Math.min(g.bestRank, severityRank(r.severity));
+    groups.set(k, g);
+  }
+  return groups;
+}
+
+describe('FindingGrouper against a reference grouping', () => {
+  // Few distinct values, so records collide often; titles differ in case, punctuation, spacing
+  // and script (fullwidth letters normalise to ASCII), files in ./ and backslashes.
+  const title = fc.constantFrom('Null pointer', 'null-POINTER!', '  null pointer ', 'Ｎｕｌｌ ｐｏｉｎｔｅｒ', 'Café crème', 'cafe creme', 'café: crème', 'TODO', '—', 'x');
+  const file = fc.constantFrom(null, 'src/a.ts', './src/a.ts', 'src\\a.ts', 'src/b.ts', ' src/b.ts ');
+  const at = fc.oneof(
+    fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }).map((ms) => new Date(ms).toISOString()),
+    fc.constantFrom('2026-01-02T03:00:00+02:00', 'not a time', '', '2026-01-01'),
+  );
+  const record = fc.record({
+    run: fc.constantFrom('r1', 'r2', 'r3', 'r4'),
+    plan: fc.constantFrom('', 'alpha', 'beta'),
+    at,
+    type: fc.constantFrom('bug', 'stub', 'insight') as fc.Arbitrary<FindingRecord['type']>,
+    severity: fc.constantFrom('critical', 'high', 'medium', 'low', 'info') as fc.Arbitrary<FindingRecord['severity']>,
+    title,
+    file,
+    action: fc.constantFrom('none', 'needs-fix') as fc.Arbitrary<FindingRecord['action']>,
+  });
+
+  it('finds the same groups, counts, runs, plans, times and severities', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 120 }), (partial) => {
+        const records = partial.map((p) => rec(p));
+        const g = new FindingGrouper();
+        for (const r of records) g.add(r);
+        const got = g.groups();
+        const want = referenceGroups(records);
+        expect(got).toHaveLength(want.size);
+        expect(g.occurrences).toBe(records.length);
+        for (const x of got) {
+          const w = want.get(groupKey(x.type, x.title, x.file))!;
+          expect(w).toBeDefined();
+          expect(x.count).toBe(w.count);
+          expect(x.runs).toEqual([...w.runs].sort());
+          expect(x.plans).toEqual([...w.plans].sort());
+          expect(timeOf(x.firstAt)).toBe(w.first);
+          expect(timeOf(x.lastAt)).toBe(w.last);
+          expect(severityRank(x.severity)).toBe(w.bestRank);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never lets one group change another\'s shared run list', () => {
+    const g = new FindingGrouper();
+    g.add(rec({ title: 'a', run: 'r1' }));
+    g.add(rec({ title: 'b', run: 'r1' }));
+    g.add(rec({ title: 'a', run: 'r2' }));
+    g.add(rec({ title: 'a', run: 'r3' }));
+    const byTitle = Object.fromEntries(g.groups().map((x) => [x.title, x.runs]));
+    expect(byTitle).toEqual({ a: ['r1', 'r2', 'r3'], b: ['r1'] });
   });
 });

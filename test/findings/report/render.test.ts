@@ -1,15 +1,42 @@
 import { createHash } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from '../../../src/findings/report/index.js';
-import { BASIC, MALICIOUS } from './helpers.js';
+import { MD_MAX_CHARS } from '../../../src/findings/report/render-markdown.js';
+import { BASIC, MALICIOUS, writeManyRuns } from './helpers.js';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 let basic: Report;
 let evil: Report;
+/** 60 runs x 40 findings plus recurring ones: more than a PR comment holds, several json chunks. */
+let big: Report;
+let bigDir = '';
 beforeAll(async () => {
   basic = await buildReport({ runsDir: BASIC, now: NOW });
   evil = await buildReport({ runsDir: MALICIOUS, now: NOW });
+  bigDir = await mkdtemp(join(tmpdir(), 'ralph-report-big-'));
+  await writeManyRuns(bigDir, 60, 40);
+  big = await buildReport({ runsDir: bigDir, now: NOW });
 });
+afterAll(async () => {
+  if (bigDir) await rm(bigDir, { recursive: true, force: true });
+});
+
+interface TableData {
+  severities: string[];
+  types: string[];
+  actions: string[];
+  plans: string[];
+  runs: string[];
+  width: number;
+  findings: unknown[];
+}
+
+function dataBlock(html: string): TableData {
+  return JSON.parse(/<script type="application\/json" id="report-data">([^]*?)<\/script>/.exec(html)![1]!) as TableData;
+}
 
 /** Pipes not escaped by a backslash: the cell separators of a table row. */
 function cellSeparators(line: string): number {
@@ -80,7 +107,60 @@ describe('markdown', () => {
   });
 });
 
+describe('markdown size budget', () => {
+  it('fits a PR comment: complete counts, the most severe and most seen findings, and how many more', () => {
+    expect(big.summary.distinct).toBe(60 * 40 + 59);
+    const md = renderMarkdown(big, { maxChars: 12_000 });
+    expect(md.length).toBeLessThanOrEqual(12_000);
+    // Counts stay complete.
+    expect(md).toContain(`**${big.summary.distinct} findings** (${big.summary.occurrences} occurrences) across **60 runs**`);
+    expect(md).toContain(`| critical | ${big.summary.bySeverity.critical.distinct} | ${big.summary.bySeverity.critical.occurrences} |`);
+    // Most seen critical first: "Recurring 0" was seen in 59 runs.
+    const rows = md.split('\n').filter((l) => /^\| .* \| \d+× \|/.test(l));
+    expect(rows[0]).toMatch(/^\| Recurring 0 \|  \| 59× \|/);
+    // Only critical findings fit; the rest are counted, with the way to see them.
+    const listed = rows.length;
+    expect(listed).toBeGreaterThan(5);
+    expect(md).not.toContain('#### high');
+    const more = /\.\.\.and (\d+) more findings \((\d+) occurrences\) not listed here: `ralph report --format html` or `--format json` lists them all\./.exec(md)!;
+    expect(Number(more[1])).toBe(big.summary.distinct - listed);
+    // Runs that did not complete come first.
+    expect(md).toMatch(/### Run outcomes\n\n.*\n.*\n\| run-000 \| plan-0 \| failed \|/);
+  });
+
+  it('cuts the run table too when it must, failed runs first, and counts the rest', () => {
+    const md = renderMarkdown(big, { maxChars: 3_000 });
+    expect(md.length).toBeLessThanOrEqual(3_000);
+    const runRows = md.split('\n').filter((l) => /^\| run-\d+ \|/.test(l));
+    expect(runRows.length).toBeGreaterThan(3);
+    expect(runRows.slice(0, 3).every((l) => l.includes('| failed |'))).toBe(true);
+    const more = /\.\.\.and (\d+) more runs: `ralph report --format html` or `--format json` lists them all\./.exec(md)!;
+    expect(Number(more[1])).toBe(60 - runRows.length);
+  });
+
+  it('keeps the default under GitHub\'s comment limit however big the report', () => {
+    const md = renderMarkdown(big);
+    expect(md.length).toBeLessThanOrEqual(MD_MAX_CHARS);
+    expect(MD_MAX_CHARS).toBeLessThan(65_536);
+  });
+
+  it('lists everything, with no note, when it all fits', () => {
+    const md = renderMarkdown(basic);
+    expect(md).not.toContain('not listed here');
+    expect(md).not.toContain('more runs');
+    expect(md.match(/\| \d+× \|/g)).toHaveLength(7);
+  });
+});
+
 describe('json', () => {
+  it('is exactly JSON.stringify of the report, across chunk boundaries', () => {
+    expect(big.findings.length).toBeGreaterThan(2_000);
+    expect(renderJson(big)).toBe(`${JSON.stringify(big)}\n`);
+    expect(renderJson(basic)).toBe(`${JSON.stringify(basic)}\n`);
+    const empty: Report = { ...basic, findings: [], invalid: [], brokenLines: [], runs: [], problems: [] };
+    expect(renderJson(empty)).toBe(`${JSON.stringify(empty)}\n`);
+  });
+
   it('is the documented Report shape', () => {
     const parsed = JSON.parse(renderJson(basic)) as Report;
     expect(parsed.version).toBe(1);
@@ -115,9 +195,28 @@ describe('html', () => {
     const html = renderHtml(basic);
     expect(html).toMatch(/<svg id="severity-chart"[^>]*>/);
     expect(html.match(/<rect /g)).toHaveLength(5);
-    expect(html.match(/<tr data-severity=/g)).toHaveLength(7);
+    // The findings travel once, as data; the page's script builds the rows (see browser.test.ts).
+    const data = dataBlock(html);
+    expect(data.findings).toHaveLength(7 * data.width);
+    const titles = Array.from({ length: 7 }, (_, i) => data.findings[i * data.width + 3]);
+    expect(titles).toEqual(basic.findings.map((g) => g.title));
+    const first = data.findings.slice(0, data.width);
+    expect([data.severities[first[0] as number], data.types[first[1] as number], data.actions[first[2] as number], first[4], first[5], first[6]]).toEqual([
+      'critical', 'bug', 'needs-fix', 'latest critical detail', 'src/parser.ts', 3,
+    ]);
+    expect((first[7] as number[]).map((k) => data.runs[k])).toEqual(['20260120-gamma', 'run-a', 'run-b']);
+    expect((first[8] as number[]).map((k) => data.plans[k])).toEqual(['alpha', 'beta', 'gamma']);
+    expect(html.match(/<tr><td title=/g)).toHaveLength(5);
     expect(html).toContain('<a href="https://github.com/acme/app/pull/7" rel="noopener noreferrer" target="_blank">PR</a>');
     expect(html).toContain('$1.25');
+  });
+
+  it('carries every finding of a big report in its data block', () => {
+    const data = dataBlock(renderHtml(big));
+    expect(data.findings).toHaveLength(big.findings.length * data.width);
+    const last = big.findings.length - 1;
+    expect(data.findings[last * data.width + 3]).toBe(big.findings[last]!.title);
+    expect(data.runs).toHaveLength(60);
   });
 
   it('escapes every malicious text', () => {
@@ -127,11 +226,15 @@ describe('html', () => {
     expect(html).not.toMatch(/<(img|svg onload|iframe|style>body)/);
     // No real tag (agent text cannot open one: every < is &lt;) carries an event handler.
     expect(html).not.toMatch(/<[a-z][^>]*\son\w+=/i);
-    expect(html).toContain('&lt;img src=x onerror=&quot;window.__pwned=3;alert(3)&quot;&gt;');
     expect(html).not.toMatch(/href="(?!https:)/);
     const data = /<script type="application\/json" id="report-data">([^]*?)<\/script>/.exec(html)![1]!;
     expect(data).not.toMatch(/[<>&\u2028\u2029]/);
-    expect(JSON.parse(data).plans).toContain('</script><script>window.__pwned=8</script>');
-    expect(html).toContain('&lt;script&gt;window.__pwned = 1&lt;/script&gt;');
+    const parsed = JSON.parse(data) as TableData;
+    expect(parsed.plans).toContain('</script><script>window.__pwned=8</script>');
+    // Agent text reaches the data block intact (the browser test shows it lands as text).
+    expect(parsed.findings).toContain('<script>window.__pwned = 1</script>');
+    expect(parsed.findings).toContain('<img src=x onerror="window.__pwned=3;alert(3)">');
+    // Server-rendered agent text (invalid observations) is entity-escaped.
+    expect(html).toContain('&lt;title&gt;&lt;script&gt;window.__pwned=9&lt;/script&gt;');
   });
 });
