@@ -1,12 +1,8 @@
 // CommonMark fenced code blocks, on raw bytes: a line of at least three backticks or tildes,
 // indented at most three spaces, opens a fence; only a line of the same character, at least as
 // long, with nothing but spaces after it, closes it.
+import { BACKTICK, CR, SPACE, TAB, TILDE } from './bytes.js';
 
-const BACKTICK = 0x60;
-const TILDE = 0x7e;
-const SPACE = 0x20;
-const TAB = 0x09;
-const CR = 0x0d;
 
 export interface OpenFence {
   char: number;

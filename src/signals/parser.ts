@@ -10,6 +10,7 @@ import { NeedleCursor } from './needle.js';
 import { skipQuietLines, skipQuietLinesWasm, type LineSkip } from './quiet-lines.js';
 import { createWasmLineScan, SCAN_CAPACITY } from './wasm-line-scan.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
+import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
 
 export type IgnoredWhy = 'inside a code fence' | 'inside an observation';
 
@@ -27,15 +28,6 @@ export interface SignalParserOptions {
   maxObservationBytes?: number;
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const TAB = 0x09;
-const HASH = 0x23;
-const BACKTICK = 0x60;
-const TILDE = 0x7e;
-const GT = 0x3e;
-const SLASH = 0x2f;
 const OPEN_TAG = Buffer.from('<observation');
 const CLOSE_TAG = Buffer.from('</observation>');
 const LOOP_COMPLETE = Buffer.from(LOOP_COMPLETE_LINE);
@@ -402,9 +394,6 @@ export class SignalParser {
 
 const NEWLINE = Buffer.from('\n');
 
-const LT = 0x3c;
-const QUOTE = 0x22;
-const APOS = 0x27;
 
 /**
  * The next `<observation` from `from`. A native search for the rare byte '<' is several times

@@ -4,16 +4,8 @@
 // separate so that V8 optimises it within the first chunk.
 
 import type { WasmLineScan } from './wasm-line-scan.js';
+import { BACKTICK, CR, HASH, LF, SPACE, TAB, TILDE, UPPER_L, UPPER_O } from './bytes.js';
 
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const TAB = 0x09;
-const HASH = 0x23;
-const BACKTICK = 0x60;
-const TILDE = 0x7e;
-const UPPER_L = 0x4c;
-const UPPER_O = 0x4f;
 
 /** First non-blank bytes that may begin a signal (#), a fence (` ~) or LOOP_COMPLETE (L). */
 const MAYBE = new Uint8Array(256);

@@ -2,17 +2,8 @@
 // ASCII names, quoted attributes, and only well-formed entity references. A yes means
 // fast-xml-parser's XMLValidator would accept the text too (a strict subset, checked by a
 // property test), so its slower pass can be skipped. A no proves nothing: the validator decides.
+import { AMP, APOS, EQ, GT, HASH, LOWER_X, LT, QUOTE, SEMI, SLASH } from './bytes.js';
 
-const LT = 0x3c;
-const GT = 0x3e;
-const AMP = 0x26;
-const SLASH = 0x2f;
-const EQ = 0x3d;
-const QUOTE = 0x22;
-const APOS = 0x27;
-const SEMI = 0x3b;
-const HASH = 0x23;
-const LOWER_X = 0x78;
 
 /** Tag and attribute names: [A-Za-z_][A-Za-z0-9_.-]* (XML allows more; those take the slow path). */
 const NAME_START = new Uint8Array(128);
