@@ -51,6 +51,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');
   addExecOptions(command);
+  // Each plan of a batch has its own run directory and summary: these two exec options are refused here.
+  for (const option of command.options) if (option.long === '--run-dir' || option.long === '--summary') option.hideHelp();
   command.addHelpText('after', '\nAfter `--`: the agent program and its arguments (the command executor), as for `ralph exec`.\nExit codes: 0 all complete, 1 any failed or errored, 2 any blocked, 3 otherwise, 64 usage error, 130 interrupted.');
   command.action(async (planArgs: string[], flags: BatchFlags) => {
     const passThrough = ctx.passThrough;
