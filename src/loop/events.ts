@@ -9,7 +9,7 @@ import type { RunResult } from './types.js';
 export type RunState = 'starting' | 'running' | 'verifying' | 'stopping' | 'ended';
 
 export type RunEvent =
-  | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; maxIterations: number; startedAt: string }
+  | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; maxIterations: number; startedAt: string; head: string | null }
   | { type: 'state'; state: RunState; detail?: string }
   | { type: 'iteration-start'; iteration: number; maxIterations: number; fresh: boolean; prompt: 'full' | 'condensed' | 'resume' | 'continue' }
   | { type: 'output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }

@@ -110,7 +110,6 @@ function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: strin
     pid: process.pid,
     feedback: null,
     nextFresh: true,
-    nextPromptKind: 'continue',
     outcome: null,
     limits: limitsOf(config),
     checkboxAtStart: false,
@@ -281,6 +280,7 @@ class PlanRun {
   private async loop(): Promise<Ending> {
     const { state, config, plan } = this;
     this.repo = (await repoRoot(config.cwd)) ?? config.cwd;
+    if (this.init.mode === 'new') state.headAtStart = await headSha(config.cwd);
     this.emit({
       type: 'run-start',
       runId: state.runId,
@@ -292,6 +292,7 @@ class PlanRun {
       executor: config.executor,
       maxIterations: config.maxIterations,
       startedAt: state.startedAt,
+      head: state.headAtStart,
     });
     this.status('starting');
 
@@ -301,7 +302,6 @@ class PlanRun {
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
-      state.headAtStart = await headSha(config.cwd);
       state.checkboxAtStart = isTaskCompleteChecked(plan.text);
       if (state.checkboxAtStart) {
         this.warn(`the plan already has a checked "[x] ${TASK_COMPLETE_CHECKBOX}" box at the start: it is stale and ignored`);
@@ -359,7 +359,6 @@ class PlanRun {
       state.feedback = null;
       this.resumeReason = undefined;
       state.iterationStart = {
-        at: this.clock.now(),
         head: await headSha(config.cwd),
         files: snapshotSignalFiles(config.cwd),
       };

@@ -26,16 +26,16 @@ export interface RunState {
   signals: SignalRecord[];
   warnings: string[];
   prUrl: string | null;
+  /** HEAD when the run started (null outside a git repository), as CONTRACT §3 asks. */
   headAtStart: string | null;
   /** What HEAD and the signal files looked like when the current iteration started. */
-  iterationStart: { at: number; head: string | null; files: FileSnapshot } | null;
+  iterationStart: { head: string | null; files: FileSnapshot } | null;
   /** Process group of the executor while an iteration runs. */
   executorPid: number | null;
   pid: number;
   /** Text the next iteration's prompt carries: a rejection, a bailout reason. */
   feedback: string | null;
   nextFresh: boolean;
-  nextPromptKind: 'resume' | 'continue';
   outcome: Outcome | null;
   /** The plan's TASK_COMPLETE box was already checked when the run started: stale, never a claim. */
   checkboxAtStart: boolean;

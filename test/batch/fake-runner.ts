@@ -44,7 +44,7 @@ export function fakeRunner(scripts: Record<string, Step[]>) {
     try {
       const startedAt = new Date().toISOString();
       const emit = (e: RunEvent) => hooks?.onEvent?.(e);
-      emit({ type: 'run-start', runId: plan, runDir: options.runDir!, plan, planPath: options.planPath, cwd: options.cwd, mode: 'new', executor: 'command', maxIterations: 20, startedAt });
+      emit({ type: 'run-start', runId: plan, runDir: options.runDir!, plan, planPath: options.planPath, cwd: options.cwd, mode: 'new', executor: 'command', maxIterations: 20, startedAt, head: null });
       emit({ type: 'iteration-start', iteration: 1, maxIterations: 20, fresh: true, prompt: 'full' });
       if ('throw' in step) {
         if (step.throw === 'usage') throw new UsageError(`${options.planPath}: invalid plan`);
