@@ -5,6 +5,7 @@ import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
+import { processGroupAlive, terminateProcessGroup } from '../executors/process-group.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
 import { extractSection, isTaskCompleteChecked, loadPlan, type Plan } from '../plan/index.js';
@@ -131,7 +132,6 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
   let note: string | undefined;
   if (state.outcome === null) note = `ralph (pid ${state.pid}) ended without writing a result`;
   if (state.executorPid !== null) {
-    const { processGroupAlive, terminateProcessGroup } = await import('../executors/command/index.js');
     if (processGroupAlive(state.executorPid)) {
       await terminateProcessGroup(state.executorPid, 5_000);
       note = `${note ?? 'resuming'}; its executor (process group ${state.executorPid}) was still running and was stopped`;

@@ -2,7 +2,7 @@
 // working directory, 10 minutes at most each, the tail of the output kept for the agent.
 import { spawn } from 'node:child_process';
 import { DEFAULTS } from '../contract.js';
-import { terminateProcessGroup } from '../executors/command/index.js';
+import { terminateProcessGroup } from '../executors/process-group.js';
 
 export interface VerifyOutcome {
   command: string;

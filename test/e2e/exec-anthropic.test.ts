@@ -77,7 +77,7 @@ it('runs a scripted conversation to completion: tools, 529 then success, continu
     }),
   );
 
-  const result = await run(['exec', 'plan.md', '--executor', 'anthropic', '--model', 'claude-sonnet-4-5', '--max-retries', '2', '--quiet'], {
+  const result = await run(['exec', 'plan.md', '--executor', 'anthropic', '--model', 'claude-sonnet-5', '--max-retries', '2', '--quiet'], {
     ANTHROPIC_API_KEY: FAKE_KEY,
     ANTHROPIC_BASE_URL: server.url,
   });

@@ -11,7 +11,7 @@ import { ClaudeStreamDecoder } from './claude-stream.js';
 import { CodexStreamDecoder } from './codex-stream.js';
 import { EventQueue } from './event-queue.js';
 import { JsonEventStream, MAX_JSON_LINE_BYTES } from './json-stream.js';
-import { terminateProcessGroup } from './process-group.js';
+import { terminateProcessGroup } from '../process-group.js';
 import { argsForRun } from './resume-args.js';
 
 export interface CommandExecutorOptions {

@@ -7,7 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { BoundedOutput, DEFAULT_OUTPUT_LIMIT } from './bounded-output.js';
-import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
+import { terminateProcessGroup } from '../../process-group.js';
+
+/** How long to wait for Node to report the exit of a shell whose process group is gone. */
+const EXIT_DELIVERY_MS = 2_000;
+import { trackGroup, untrackGroup } from './process-group.js';
 
 export interface BashSessionOptions {
   cwd: string;
@@ -244,14 +248,13 @@ export class BashSession {
   private async stopGroup(child: ChildProcess, exited: Promise<void>): Promise<void> {
     const pgid = child.pid;
     if (pgid === undefined) return;
-    signalGroup(pgid, 'SIGTERM');
-    const grace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    // Children that ignore TERM (or outlive the shell) share its group: all of it goes.
+    await terminateProcessGroup(pgid, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    // The group can be gone before Node has delivered the shell's exit; the shell is unref'd, so a
+    // timer keeps the event loop alive until it arrives (else ralph would simply end here).
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((r) => (timer = setTimeout(r, grace)))]);
+    await Promise.race([exited, new Promise<void>((r) => (timer = setTimeout(r, EXIT_DELIVERY_MS)))]);
     clearTimeout(timer);
-    // Children that ignored TERM (or outlived the shell) share its group: make sure they are gone.
-    if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
-    await exited;
     untrackGroup(pgid);
   }
 

@@ -1,6 +1,7 @@
-// Every bash session runs in its own process group, so stopping it stops whatever it started.
+// Every bash session runs in its own process group (stopped with src/executors/process-group.ts).
 // Groups still alive when ralph exits are killed from a synchronous 'exit' hook: no leftovers even
 // when nobody called close().
+import { signalGroup } from '../../process-group.js';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -22,16 +23,3 @@ export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
 }
 
-/** true when the signal was delivered to at least one process of the group. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: the group is empty already
-  }
-}
-
-export function groupAlive(pgid: number): boolean {
-  return signalGroup(pgid, 0);
-}

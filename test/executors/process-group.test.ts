@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processGroupAlive, terminateProcessGroup } from '../../../src/executors/command/index.js';
-import { isRunning, runningWith } from './helpers.js';
+import { processGroupAlive, terminateProcessGroup } from '../../src/executors/process-group.js';
+import { isRunning, runningWith } from './command/helpers.js';
 
 // Processes of these tests sleep this many seconds: a marker to find leftovers by.
 const MARKER = 'sleep 7302';

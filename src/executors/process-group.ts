@@ -1,4 +1,4 @@
-// Stopping an agent means stopping everything it started: the agent runs as the leader of its own
+// Stopping an agent (or a shell, or a verify command) means stopping everything it started: the agent runs as the leader of its own
 // process group (spawned detached), so one signal to -pid reaches its children and grandchildren.
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -7,7 +7,7 @@ const AFTER_KILL_WAIT_MS = 2_000;
 const POLL_MS = 20;
 
 /** Sends `signal` to the group; false when no process of the group exists (or it is not ours). */
-function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
