@@ -5,7 +5,8 @@ import { DEFAULTS } from '../contract.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { parseDuration } from '../util/duration.js';
 
-const positiveInt = (name: string) => (value: string) => {
+/** Commander argument parsers, shared with `ralph batch`. */
+export const positiveInt = (name: string) => (value: string) => {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1, got "${value}".`);
   return Number(value);
 };
@@ -13,7 +14,7 @@ const nonNegativeInt = (name: string) => (value: string) => {
   if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number, got "${value}".`);
   return Number(value);
 };
-const duration = (name: string) => (value: string) => {
+export const duration = (name: string) => (value: string) => {
   const ms = parseDuration(value);
   if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${name} must be a duration such as 90m, 1h30m, 45s or 500ms, got "${value}".`);
   return ms;

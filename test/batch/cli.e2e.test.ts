@@ -218,4 +218,16 @@ describe('ralph batch (built CLI, scripted agents)', () => {
     expect(r.stderr).toMatch(/--isolate none/);
     expect(existsSync(join(dir, '.ralph'))).toBe(false);
   });
+
+  it('refuses a bad --concurrency or --plan-timeout the way exec refuses its flags (64, one line and a hint)', async () => {
+    const dir = tempDir();
+    plan(join(dir, 'plans'), 'a', 'complete');
+    for (const [flag, value] of [['--concurrency', '0'], ['--plan-timeout', 'soon']] as const) {
+      const r = await ralph(['batch', 'plans', flag, value, '--isolate', 'none', '--', process.execPath, AGENT], dir);
+      expect(r.code).toBe(64);
+      expect(r.stderr).toContain(`${flag} must be`);
+      expect(r.stderr).toContain("(see 'ralph batch --help')");
+      expect(existsSync(join(dir, '.ralph'))).toBe(false);
+    }
+  });
 });

@@ -4,31 +4,16 @@
 import { Option } from 'commander';
 import { EXIT_CODES } from '../../contract.js';
 import { UsageError } from '../../errors.js';
-import { parseDuration } from '../../util/duration.js';
 import type { BatchDeps, SharedExecOptions } from '../../batch/index.js';
-import { addExecOptions, execOptionsFrom, type RawExecFlags } from '../exec-options.js';
+import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from '../exec-options.js';
 import type { RegisterCommand } from '../context.js';
 
 interface BatchFlags extends RawExecFlags {
-  concurrency?: string;
+  concurrency?: number;
   out?: string;
   isolate?: 'worktree' | 'none';
-  planTimeout?: string;
+  planTimeout?: number;
   json?: boolean;
-}
-
-function count(flag: string, text: string | undefined, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag}: expected a whole number of at least ${min}, got ${JSON.stringify(text)}`);
-  return n;
-}
-
-function duration(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`${flag}: expected a duration like 90m, 1h30m or 45s, got ${JSON.stringify(text)}`);
-  return ms;
 }
 
 /** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
@@ -44,10 +29,10 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .command('batch')
     .description('run many plans, each one agent, with a result file per plan and an index (nightly batches)')
     .argument('[plans...]', 'plan files, or a folder of *.md plans')
-    .option('--concurrency <n>', 'plans running at once (default 1)')
+    .option('--concurrency <n>', 'plans running at once (default 1)', positiveInt('--concurrency'))
     .option('--out <dir>', 'batch folder (default .ralph/batches/<timestamp>)')
     .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
-    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once')
+    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout'))
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');
   addExecOptions(command);
@@ -83,9 +68,9 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           plans: planArgs,
           resume: flags.resume,
           out: flags.out,
-          concurrency: count('--concurrency', flags.concurrency, 1),
+          concurrency: flags.concurrency,
           isolate: flags.isolate,
-          planTimeoutMs: duration('--plan-timeout', flags.planTimeout),
+          planTimeoutMs: flags.planTimeout,
           exec: sharedExecOptions(flags, passThrough),
         },
         deps,
