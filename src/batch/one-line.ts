@@ -1,7 +1,8 @@
 // Agent text ends up inside line-oriented result files that scripts parse. This keeps it on one
 // line, without the column separator, and unable to forge the completion sentinel.
 
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
+// C0, DEL and C1 (U+009B alone starts an escape sequence on some terminals), and the line separators.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 export function oneLine(text: string, maxLength = 200): string {
   let s = text
