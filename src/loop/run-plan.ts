@@ -221,7 +221,8 @@ class PlanRun {
 
   /** The first task whose name the plan's Progress section does not mention yet. */
   private currentTask(): string | null {
-    const progress = (this.readPlanText() && extractSection(this.readPlanText()!, 'Progress')) ?? '';
+    const text = this.readPlanText();
+    const progress = (text !== undefined && extractSection(text, 'Progress')) || '';
     return this.plan.tasks.find((t) => !progress.includes(t.name))?.name ?? null;
   }
 
@@ -341,6 +342,8 @@ class PlanRun {
       const n = state.iteration;
       const fresh = state.nextFresh;
       const planText = this.readPlanText() ?? plan.text;
+      const progress = extractSection(planText, 'Progress');
+      const observations = extractSection(planText, 'Observations');
       const { prompt, kind } = buildPrompt({
         templates: this.init.templates,
         iteration: n,
@@ -352,8 +355,8 @@ class PlanRun {
         summaryPath: config.summaryPath,
         fresh,
         ...(fresh && this.resumeReason !== undefined ? { resumeReason: this.resumeReason } : {}),
-        ...(extractSection(planText, 'Progress') !== undefined ? { progress: extractSection(planText, 'Progress')! } : {}),
-        ...(extractSection(planText, 'Observations') !== undefined ? { observations: extractSection(planText, 'Observations')! } : {}),
+        ...(progress !== undefined ? { progress } : {}),
+        ...(observations !== undefined ? { observations } : {}),
         ...(state.feedback ? { feedback: state.feedback } : {}),
       });
       state.feedback = null;
