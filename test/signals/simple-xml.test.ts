@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { isSimpleElement } from '../../src/signals/simple-xml.js';
+import { isSimpleElement, readFlatElement } from '../../src/signals/simple-xml.js';
+import { flatFields, xmlFields } from '../../src/signals/observation.js';
 
 const { XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
 
@@ -67,5 +68,65 @@ describe('isSimpleElement', () => {
     );
     // The property is only worth something if it was exercised.
     expect(accepted).toBeGreaterThan(50);
+  });
+});
+
+// readFlatElement lets the parser skip fast-xml-parser altogether for the flat shape, so for
+// every text it reads, the fields must be exactly those fast-xml-parser gives.
+describe('readFlatElement', () => {
+  const blank = fc.constantFrom('', ' ', '\n', '  ', '\r\n', '\t', '\r', '\n\n  ');
+  // Mostly what agents write, with a little of everything that must send a text elsewhere.
+  const mostly = <T,>(usual: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) => fc.oneof({ arbitrary: usual, weight: 12 }, { arbitrary: rare, weight: 1 });
+  const textPiece = mostly(
+    fc.constantFrom('a', 'Refill overflows', ' ', '\n', '\r', '\r\n', '\t', '\u00a0', '\u2028', '\ufeff', 'é', '日本', '>', '"', "'",
+      '&amp;', '&lt;', '&#65;', '&#x1F600;', '&bogus;', '=', 'x / y', '[]'),
+    fc.oneof(fc.constantFrom('&', '&#;', '<', '</', '<b>x</b>', '<!-- c -->', '<![CDATA[x]]>'), fc.string({ maxLength: 4 })),
+  );
+  const text = fc.array(textPiece, { maxLength: 8 }).map((ps) => ps.join(''));
+  const childName = mostly(
+    fc.constantFrom('title', 'detail', 'file', 'action', 'extra', 'a.b', '_x-1', 'Title'),
+    fc.constantFrom('constructor', 'toString', '__proto__', 'ns:x', '1x', 'hasOwnProperty'),
+  );
+  const child = fc.tuple(blank, childName, mostly(fc.constant(''), fc.constantFrom(' a="1"', '/', ' ')), text).map(
+    ([pre, name, attr, body]) => (attr === '/' ? `${pre}<${name}/>` : `${pre}<${name}${attr}>${body}</${name}>`),
+  );
+  const attrValue = fc
+    .array(mostly(fc.constantFrom('bug', 'high', ' ', '\r\n', '\r', '\u00a0', 'x', "'", '"', '\t'), fc.constantFrom('&amp;', '<', '>')), { maxLength: 4 })
+    .map((p) => p.join(''));
+  const attribute = fc.tuple(mostly(fc.constantFrom('type', 'severity', 'a'), fc.constantFrom('toString', 'x:y', 'type')), fc.constantFrom('"', "'"), attrValue, blank).map(
+    ([name, q, value, pre]) => ` ${pre}${name}=${q}${value.replaceAll(q, '')}${q}`,
+  );
+  const element = fc
+    .tuple(fc.array(attribute, { maxLength: 3 }), fc.array(child, { maxLength: 5 }), blank, mostly(fc.constantFrom('', '\n', ' \r\n'), fc.constantFrom('stray', ' x', '<a/>')))
+    .map(([attrs, kids, end, after]) => `<observation${attrs.join('')}>${kids.join('')}${end}</observation>${after}`);
+
+  it('reads exactly what fast-xml-parser reads, whenever it reads anything', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(element, (s) => {
+        const flat = flatFields(s);
+        if (flat === undefined) return;
+        read++;
+        expect(flat).toEqual(xmlFields(s));
+      }),
+      { numRuns: 20000 },
+    );
+    expect(read).toBeGreaterThan(2000);
+  });
+
+  it('reads the shape agents write, and leaves every other shape to fast-xml-parser', () => {
+    const plain = '<observation type="bug" severity="high">\r\n  <title> Refill &amp; overflow </title>\n  <detail>tokens\r\nexceed</detail>\n</observation>\n';
+    expect(flatFields(plain)).toEqual({ type: 'bug', severity: 'high', title: 'Refill & overflow', detail: 'tokens\nexceed', file: null, action: 'none' });
+    for (const other of [
+      '<observation type="bug"><title>a</title><title>b</title></observation>',
+      '<observation type="bug"><title>a<b>c</b></title></observation>',
+      '<observation type="bug"><title lang="en">a</title></observation>',
+      '<observation type="bug">text<title>a</title></observation>',
+      '<observation type="bug"><constructor>a</constructor></observation>',
+      '<observation type="bug"></observation>',
+      '<finding type="bug"><title>a</title></finding>',
+    ]) {
+      expect(readFlatElement(other)?.name === 'observation' ? flatFields(other) : undefined, other).toBeUndefined();
+    }
   });
 });
