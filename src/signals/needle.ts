@@ -23,3 +23,22 @@ export class NeedleCursor {
     this.buf = undefined;
   }
 }
+
+/**
+ * A search for `needle` that looks for its first byte natively and compares the rest in place:
+ * faster than a native search for the whole needle when that byte is rare.
+ */
+export function byFirstByte(needle: Buffer): (buf: Buffer, from: number) => number {
+  const n = needle.length;
+  const first = needle[0]!;
+  return (buf, from) => {
+    let i = buf.indexOf(first, from);
+    while (i !== -1) {
+      let k = 1;
+      while (k < n && buf[i + k] === needle[k]) k++;
+      if (k === n) return i;
+      i = buf.indexOf(first, i + 1);
+    }
+    return -1;
+  };
+}

@@ -6,9 +6,9 @@
 import { DEFAULTS, LOOP_COMPLETE_LINE, type SignalClass, type SignalName } from '../contract.js';
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
-import { NeedleCursor } from './needle.js';
+import { byFirstByte, NeedleCursor } from './needle.js';
 import { skipQuietLines, skipQuietLinesWasm, type LineSkip } from './quiet-lines.js';
-import { createWasmLineScan, SCAN_CAPACITY } from './wasm-line-scan.js';
+import { createWasmLineScan, SCAN_CAPACITY, TAG } from './wasm-line-scan.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
 
@@ -28,10 +28,29 @@ export interface SignalParserOptions {
   maxObservationBytes?: number;
 }
 
-const OPEN_TAG = Buffer.from('<observation');
+const OPEN_TAG = Buffer.from(TAG);
+const findOpenTagJs = byFirstByte(OPEN_TAG);
 const CLOSE_TAG = Buffer.from('</observation>');
 const LOOP_COMPLETE = Buffer.from(LOOP_COMPLETE_LINE);
 const LOOP_L = LOOP_COMPLETE[0]!;
+
+interface OpenObservation {
+  line: number;
+  /** Its text so far, when it is not all in `src`. */
+  parts: Buffer[];
+  bytes: number;
+  dropped: number;
+  /**
+   * While the element lies whole and unbroken in the chunk being read, it is kept as a range of
+   * that chunk, [from, to), not copied: most elements open and close within one chunk.
+   */
+  src: Buffer | undefined;
+  from: number;
+  to: number;
+  inStartTag: boolean;
+  quote: number;
+  prev: number;
+}
 
 type Candidate =
   | { kind: 'signal'; name: SignalName; class: SignalClass; args: string[]; text: string }
@@ -46,13 +65,15 @@ export class SignalParser {
   private carryDropped = 0;
   private lineNo = 1;
   private fence: OpenFence | undefined;
-  private observation:
-    | { line: number; parts: Buffer[]; bytes: number; dropped: number; inStartTag: boolean; quote: number; prev: number }
-    | undefined;
-  private readonly opens = new NeedleCursor(OPEN_TAG, findOpenTag);
+  private observation: OpenObservation | undefined;
+  private readonly wasm = createWasmLineScan();
+  /** The next `<observation` in a chunk (with the scanner, chunks are views of its memory from 0). */
+  private readonly findOpenTag: (buf: Buffer, from: number) => number = this.wasm
+    ? ((wasm) => (buf: Buffer, from: number) => wasm.findTag(from, buf.length))(this.wasm)
+    : findOpenTagJs;
+  private readonly opens = new NeedleCursor(OPEN_TAG, this.findOpenTag);
   private readonly closes = new NeedleCursor(CLOSE_TAG);
   private readonly skip: LineSkip = { lines: 0, lineEnd: -1 };
-  private readonly wasm = createWasmLineScan();
   /** Lines longer than the bound, and bytes dropped from them. */
   cutLines = 0;
   cutBytes = 0;
@@ -91,6 +112,27 @@ export class SignalParser {
     }
   }
 
+  /**
+   * For a caller that reads the stream itself: a buffer to read the next chunk into, which saves
+   * push() its copy. Valid until the next call into the parser; hand the bytes over with
+   * pushFilled(). At most `size` bytes long.
+   */
+  fillBuffer(size: number): Buffer {
+    const wasm = this.wasm;
+    if (wasm) return size >= SCAN_CAPACITY ? wasm.scratch : wasm.scratch.subarray(0, size);
+    if (this.own === undefined || this.own.length < size) this.own = Buffer.allocUnsafe(size);
+    return this.own.length === size ? this.own : this.own.subarray(0, size);
+  }
+
+  /** The first `n` bytes of the buffer fillBuffer() gave are the stream's next chunk. */
+  pushFilled(n: number): void {
+    if (n === 0) return;
+    const filled = this.wasm ? this.wasm.scratch : this.own!;
+    this.pushBuffer(n === filled.length ? filled : filled.subarray(0, n));
+  }
+
+  private own: Buffer | undefined;
+
   private pushBuffer(buf: Buffer): void {
     this.opens.forget();
     this.closes.forget();
@@ -118,7 +160,7 @@ export class SignalParser {
         let stop = len;
         if (this.fence === undefined) {
           if (openAt < pos) {
-            openAt = findOpenTag(buf, pos);
+            openAt = this.findOpenTag(buf, pos);
             if (openAt === -1) openAt = len;
           }
           stop = openAt;
@@ -140,6 +182,7 @@ export class SignalParser {
       pos = nl + 1;
     }
     if (pos < len) this.keep(buf, pos, len);
+    if (this.observation) this.copyOutObservation();
   }
 
   /** The stream is over: the last line (if unterminated) is read, and open elements are closed. */
@@ -292,7 +335,11 @@ export class SignalParser {
         at = next;
         continue;
       }
-      this.observation = { line: this.lineNo, parts: [], bytes: 0, dropped: 0, inStartTag: true, quote: 0, prev: 0 };
+      this.observation = {
+        line: this.lineNo, parts: [], bytes: 0, dropped: 0,
+        src: inChunk ? buf : undefined, from: open, to: open,
+        inStartTag: true, quote: 0, prev: 0,
+      };
       if (!this.collectUntilClose(buf, open, end, inChunk)) return;
       at = this.afterClose;
     }
@@ -359,6 +406,16 @@ export class SignalParser {
 
   private collect(buf: Buffer, from: number, to: number, newline: boolean): void {
     const obs = this.observation!;
+    if (obs.src !== undefined) {
+      // Still one unbroken range of the chunk: the newline added is the LF that is there.
+      const next = to + (newline ? 1 : 0);
+      if (buf === obs.src && from === obs.to && (!newline || buf[to] === LF) && next - obs.from <= this.maxObservation) {
+        obs.to = next;
+        obs.bytes = next - obs.from;
+        return;
+      }
+      this.copyOutObservation();
+    }
     const room = this.maxObservation - obs.bytes;
     const take = Math.min(room, to - from);
     if (take > 0) {
@@ -372,8 +429,18 @@ export class SignalParser {
     }
   }
 
+  /** The open element's range of the chunk becomes a copy: the chunk is about to be reused. */
+  private copyOutObservation(): void {
+    const obs = this.observation!;
+    if (obs.src === undefined) return;
+    if (obs.to > obs.from) obs.parts.push(Buffer.from(obs.src.subarray(obs.from, obs.to)));
+    obs.src = undefined;
+  }
+
   private observationText(): string {
-    return Buffer.concat(this.observation!.parts).toString('utf8');
+    const obs = this.observation!;
+    if (obs.src !== undefined) return obs.src.toString('utf8', obs.from, obs.to);
+    return Buffer.concat(obs.parts).toString('utf8');
   }
 
   private finishObservation(): void {
@@ -394,22 +461,6 @@ export class SignalParser {
 
 const NEWLINE = Buffer.from('\n');
 
-
-/**
- * The next `<observation` from `from`. A native search for the rare byte '<' is several times
- * faster than a native search for the whole tag.
- */
-function findOpenTag(buf: Buffer, from: number): number {
-  const n = OPEN_TAG.length;
-  let i = buf.indexOf(LT, from);
-  while (i !== -1) {
-    let k = 1;
-    while (k < n && buf[i + k] === OPEN_TAG[k]) k++;
-    if (k === n) return i;
-    i = buf.indexOf(LT, i + 1);
-  }
-  return -1;
-}
 
 function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): number {
   const at = buf.indexOf(needle, start);

@@ -53,8 +53,8 @@ export function skipQuietLines(buf: Buffer, pos: number, stop: number, maxLine: 
 /** skipQuietLines for a chunk held in `scanner`'s memory (`buf` is a view of it from byte 0). */
 export function skipQuietLinesWasm(scanner: WasmLineScan, buf: Buffer, pos: number, stop: number, maxLine: number, out: LineSkip): number {
   const start = scanner.scan(pos, buf.length, stop, Math.min(maxLine, 0x7fffffff));
-  out.lines = scanner.lines.value as number;
-  out.lineEnd = scanner.lineEnd.value as number;
+  out.lines = scanner.results[0]!;
+  out.lineEnd = scanner.results[1]!;
   return start;
 }
 

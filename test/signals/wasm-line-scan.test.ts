@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { skipQuietLines, skipQuietLinesWasm, type LineSkip } from '../../src/signals/quiet-lines.js';
-import { createWasmLineScan, SCAN_CAPACITY } from '../../src/signals/wasm-line-scan.js';
+import { byFirstByte } from '../../src/signals/needle.js';
+import { createWasmLineScan, SCAN_CAPACITY, TAG } from '../../src/signals/wasm-line-scan.js';
 
 const scanner = createWasmLineScan();
 
@@ -51,7 +52,8 @@ describe.runIf(scanner !== undefined)('the WebAssembly line scanner', () => {
   it('agrees with skipQuietLines on any text, start, stop and bound', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit, maxLength: 120 }),
+        // Quiet lines first, so that the fast path runs over several 16-byte blocks before the rest.
+        fc.tuple(fc.array(fc.constantFrom('Reading the code.\n', 'x\n', '\n', 'é ok, then more prose\r\n'), { maxLength: 12 }), fc.string({ unit, maxLength: 120 })).map(([q, t]) => q.join('') + t),
         fc.nat({ max: 130 }),
         fc.option(fc.nat({ max: 130 })),
         fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(1 << 20), fc.constant(Number.MAX_SAFE_INTEGER)),
@@ -63,5 +65,58 @@ describe.runIf(scanner !== undefined)('the WebAssembly line scanner', () => {
       ),
       { numRuns: 5000 },
     );
+  });
+
+  describe('findTag', () => {
+    const js = byFirstByte(Buffer.from(TAG));
+
+    function bothFind(text: string, from: number, stale: string) {
+      const bytes = Buffer.from(text);
+      // Stale bytes past the end hold the tag too: it must not be found there.
+      wasm.scratch.fill(Buffer.from(stale));
+      bytes.copy(wasm.scratch);
+      const view = wasm.scratch.subarray(0, bytes.length);
+      const pos = Math.min(from, bytes.length);
+      return { js: js(bytes, pos), wasm: wasm.findTag(pos, view.length) };
+    }
+
+    it.each([
+      ['<observation type="bug">', 0],
+      ['at Object.<anonymous> <obs <observatio <observation>', 0],
+      ['x'.repeat(15) + '<observation', 0],
+      ['x'.repeat(16) + '<observation', 3],
+      ['<observation <observation', 1],
+      ['<observatio', 0],
+      ['', 0],
+    ])('finds what the JavaScript search finds: %j from %d', (text, from) => {
+      const r = bothFind(text, from, '<observation');
+      expect(r.wasm).toBe(r.js);
+    });
+
+    const unit = fc.constantFrom('<', '<', 'o', 'b', 's', 'e', 'r', 'v', 'a', 't', 'i', 'n', '<observation', '<observatio', 'x', '\n', 'é');
+    it('agrees with the JavaScript search on any text, start and stale memory', () => {
+      fc.assert(
+        fc.property(fc.string({ unit, maxLength: 200 }), fc.nat({ max: 210 }), fc.constantFrom('<observation', 'n', '<', '\0'), (text, from, stale) => {
+          const r = bothFind(text, from, stale);
+          expect(r.wasm).toBe(r.js);
+        }),
+        { numRuns: 5000 },
+      );
+    });
+
+    // The tag far into the chunk, after near misses: in every 16-byte block of a 64-byte stride.
+    const nearMisses = fc.array(fc.constantFrom('x', '\n', 'é', '<', 'o', '<o', '<obs', '<observatio'), { maxLength: 6 }).map((p) => p.join(''));
+    it('finds the tag at any distance and alignment', () => {
+      fc.assert(
+        fc.property(
+          fc.nat({ max: 200 }), nearMisses, fc.constantFrom('<observation', ''), nearMisses, fc.nat({ max: 20 }), fc.constantFrom('<observation', '\0'),
+          (pad, a, tag, b, from, stale) => {
+            const r = bothFind('x'.repeat(pad) + a + tag + b, from, stale);
+            expect(r.wasm).toBe(r.js);
+          },
+        ),
+        { numRuns: 5000 },
+      );
+    });
   });
 });
