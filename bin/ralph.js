@@ -1,8 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=1
-// The built CLI lives in dist/ (compiled on `npm ci` through the `prepare` script).
+// The built CLI lives in dist/bundle/ (compiled and bundled on `npm ci` by the `prepare` script).
 // The flag: the agent's output arrives in 64 KiB buffers that are freed only when the young
 // generation is collected; a small one is collected often, so a night of streaming stays flat.
-import { main } from '../dist/cli/main.js';
+import { main } from '../dist/bundle/main.js';
 
 let settled = false;
 main(process.argv.slice(2)).then(

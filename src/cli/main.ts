@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
+import { packageVersion } from '../util/package-root.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { registerExec } from './commands/exec.js';
 import { registerParse } from './commands/parse.js';
@@ -12,11 +12,6 @@ import { registerReport } from './commands/report.js';
 import { registerBatch } from './commands/batch.js';
 
 const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch];
-
-function version(): string {
-  const require = createRequire(import.meta.url);
-  return (require('../../package.json') as { version: string }).version;
-}
 
 export async function main(
   argv: string[],
@@ -30,7 +25,7 @@ export async function main(
   const ctx: CliContext = { ...io, exitCode: 0, debug: own.includes('--debug'), passThrough, env: process.env };
   const program = new Command('ralph')
     .description('Runs AI coding agents through plans until they are really done.')
-    .version(version(), '-V, --version')
+    .version(packageVersion(), '-V, --version')
     .option('--debug', 'show stack traces for internal errors')
     .showSuggestionAfterError(true)
     .exitOverride()

@@ -1,9 +1,9 @@
 // Prompt text lives in template files (top-level prompts/), loaded at run time; `--prompts DIR`
 // overrides any of them by file name.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { packageRoot } from '../util/package-root.js';
 
 export const TEMPLATE_NAMES = [
   'instructions-full',
@@ -17,8 +17,8 @@ export const TEMPLATE_NAMES = [
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;
 
-/** The package's own prompts/ folder (from dist/prompts/ or src/prompts/). */
-export const BUILTIN_PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
+/** The package's own prompts/ folder. */
+export const BUILTIN_PROMPTS_DIR = join(packageRoot(), 'prompts');
 
 export function loadTemplates(overrideDir?: string): Templates {
   if (overrideDir !== undefined && !existsSync(overrideDir)) {

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import type { RegisterCommand } from '../context.js';
 
@@ -13,7 +13,7 @@ export const registerParse: RegisterCommand = (program, ctx) => {
         await parseStream(process.stdin, ctx.stdout);
         return;
       }
-      const info = await stat(file).catch(() => undefined);
+      const info = statSync(file, { throwIfNoEntry: false });
       if (!info) throw new UsageError(`cannot read ${file}: no such file`, 'Give the path of a transcript, or - to read standard input.');
       if (info.isDirectory()) throw new UsageError(`cannot read ${file}: it is a directory`, 'Give the path of a transcript file.');
       await parseFile(file, ctx.stdout);
