@@ -168,6 +168,18 @@ export class SignalParser {
         pos = this.wasm ? skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip) : skipQuietLines(buf, pos, stop, maxLine, skip);
         this.lineNo += skip.lines;
         nl = skip.lineEnd;
+      } else if (this.wasm && this.observation.src === buf && this.observation.to === pos && !this.observation.inStartTag) {
+        // Inside an element kept as a range of this chunk: the lines before the one with its
+        // closing tag need no closer look unless they start like a signal (reported as ignored),
+        // and the range just grows over them. The bound on its size stops the skip too.
+        const obs = this.observation;
+        const close = this.closes.find(buf, pos, len);
+        const stop = Math.min(close === -1 ? len : close, obs.from + this.maxObservation);
+        pos = skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip);
+        this.lineNo += skip.lines;
+        nl = skip.lineEnd;
+        obs.to = pos;
+        obs.bytes = pos - obs.from;
       } else {
         nl = buf.indexOf(LF, pos);
       }

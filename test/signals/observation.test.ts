@@ -156,6 +156,18 @@ describe('invalid observations are recorded with valid:false, raw text and a rea
     expect(Buffer.byteLength(r.raw ?? '')).toBeLessThanOrEqual(1024);
   });
 
+  it('an over-long element over many lines of one chunk keeps no more than the bound', () => {
+    const body = `${'z'.repeat(99)}\n`.repeat(50);
+    const events = parseText(`<observation type="bug" severity="low">\n<title>t</title>\n<detail>\n${body}</detail>\n</observation>\nLOOP_COMPLETE\n`, {
+      maxObservationBytes: 1024,
+    });
+    expect(events.map((e) => e.type)).toEqual(['observation', 'claim']);
+    const r = records(events)[0]!;
+    expect(r).toMatchObject({ line: 1, valid: false, error: expect.stringMatching(/longer than 1024/) });
+    expect(Buffer.byteLength(r.raw ?? '')).toBeLessThanOrEqual(1024);
+    expect(events[1]).toMatchObject({ type: 'claim', line: 56 });
+  });
+
   it('an element over 1 MiB by default is invalid, over many lines and chunks', () => {
     const line = `${'y'.repeat(1023)}\n`;
     const chunks = ['<observation type="bug" severity="low"><title>t</title><detail>\n'];
