@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env node
 // The built CLI lives in dist/bundle/ (compiled and bundled on `npm ci` by the `prepare` script).
-// The flag: the agent's output arrives in 64 KiB buffers that are freed only when the young
-// generation is collected; a small one is collected often, so a night of streaming stays flat.
+// No V8 flags: a 1 MiB young generation (--max-semi-space-size=1) once kept `ralph exec` under
+// its memory goal; it is no longer needed for that (bench exec-memory: 93 MiB either way) and it
+// cost `ralph report` a fifth of its time in garbage collection.
 import { main } from '../dist/bundle/main.js';
 
 let settled = false;
