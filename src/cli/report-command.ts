@@ -1,5 +1,7 @@
 // The work of `ralph report`, loaded only when the command runs.
+import { fstatSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isatty } from 'node:tty';
 import { RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -30,12 +32,43 @@ export async function reportCommand(flags: ReportFlags, ctx: CliContext): Promis
     ctx.stderr.write(`ralph: report written to ${flags.out}\n`);
   } else {
     // Piece by piece: a 30 MB report never has to exist as one string to be encoded at once.
-    for (const chunk of renderReportChunks(report, format)) ctx.stdout.write(chunk);
+    writeChunks(ctx.stdout, renderReportChunks(report, format));
   }
   if (report.summary.brokenLines > 0) {
     ctx.stderr.write(`ralph: warning: skipped ${report.summary.brokenLines} unreadable line(s) in findings logs (listed in the report)\n`);
   }
   for (const p of report.problems) ctx.stderr.write(`ralph: warning: ${p.file}: ${p.message}\n`);
+}
+
+/**
+ * Standard output redirected to a file (or /dev/null) is written straight to its descriptor:
+ * process.stdout copies each piece into a Buffer of its own first, which for a 33 MB report cost
+ * as much as serialising it. Terminals and pipes keep process.stdout (a pipe may be non-blocking).
+ */
+function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<string>): void {
+  const fd = out === process.stdout ? fileDescriptorOfStdout() : undefined;
+  for (const chunk of chunks) {
+    if (fd === undefined) {
+      out.write(chunk);
+      continue;
+    }
+    const written = writeSync(fd, chunk);
+    const bytes = Buffer.byteLength(chunk);
+    if (written < bytes) {
+      const rest = Buffer.from(chunk).subarray(written);
+      for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
+    }
+  }
+}
+
+function fileDescriptorOfStdout(): number | undefined {
+  if (isatty(1)) return undefined;
+  try {
+    const info = fstatSync(1);
+    return info.isFile() || info.isCharacterDevice() ? 1 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function hasFilters(f: object): boolean {

@@ -1,5 +1,6 @@
 // The command as a user runs it: the built binary (npm test builds dist/ first).
 import { spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,24 @@ describe('ralph report (built CLI)', () => {
     const html = await readFile(out, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(await readdir(join(tmp, 'nested'))).toEqual(['report.html']);
+  });
+
+  it('stdout redirected to a file gets the same bytes as a pipe, in every format', async () => {
+    for (const format of ['md', 'html', 'json']) {
+      const piped = ralph(['report', '--runs', MALICIOUS, '--format', format]);
+      const path = join(tmp, `redirected.${format}`);
+      const fd = openSync(path, 'w');
+      try {
+        const r = spawnSync(process.execPath, [BIN, 'report', '--runs', MALICIOUS, '--format', format], { cwd: REPO, stdio: ['ignore', fd, 'pipe'], timeout: 20_000 });
+        expect(r.status).toBe(0);
+      } finally {
+        closeSync(fd);
+      }
+      const at = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
+      const file = await readFile(path, 'utf8');
+      expect(file.length).toBeGreaterThan(1000);
+      expect(file.replace(at, 'T')).toBe(piped.stdout.replace(at, 'T'));
+    }
   });
 
   it('reads .ralph in the current directory by default', () => {
