@@ -84,8 +84,8 @@ export async function forEachLine(path: string, handlers: LineHandlers, maxLineC
 }
 
 /** The same over a file already in memory (small files, read ahead in one go). */
-export function forEachLineIn(bytes: Buffer, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
+export function forEachLineIn(text: string, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
   const lines = createLineSplitter(handlers, maxLineChars);
-  lines.feed(bytes.toString('utf8'));
+  lines.feed(text);
   lines.end();
 }

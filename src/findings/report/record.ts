@@ -16,7 +16,8 @@ const DEFAULT_ACTION: Action = 'none';
 
 /** `fallbackRun` names the run when a record lacks its own `run` field (older or hand-made logs). */
 export function parseFindingLine(text: string, fallbackRun: string): ParsedLine {
-  if (text.trim() === '') return { kind: 'blank' };
+  // A record starts with '{': trim() only for lines that may be blank.
+  if (text.charCodeAt(0) !== 0x7b && text.trim() === '') return { kind: 'blank' };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -43,7 +44,8 @@ export function parseFindingLine(text: string, fallbackRun: string): ParsedLine 
   if (typeof o.severity !== 'string' || !SEVERITY_SET.has(o.severity)) {
     return { kind: 'broken', reason: `valid record with unknown severity ${show(o.severity)}` };
   }
-  if (typeof o.title !== 'string' || o.title.trim() === '') return { kind: 'broken', reason: 'valid record without a title' };
+  const title = typeof o.title === 'string' ? o.title.trim() : '';
+  if (title === '') return { kind: 'broken', reason: 'valid record without a title' };
   let action: Action = DEFAULT_ACTION;
   if (o.action !== undefined && o.action !== null) {
     if (typeof o.action !== 'string' || !ACTION_SET.has(o.action)) return { kind: 'broken', reason: `valid record with unknown action ${show(o.action)}` };
@@ -59,7 +61,7 @@ export function parseFindingLine(text: string, fallbackRun: string): ParsedLine 
       at,
       type: o.type as ObservationType,
       severity: o.severity as Severity,
-      title: o.title.trim(),
+      title,
       detail: typeof o.detail === 'string' ? o.detail : '',
       file,
       action,
