@@ -2,7 +2,7 @@
 // both line ends." Whatever the chunking, the parser must see exactly what it sees in one piece.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SignalParser, type SignalParserOptions } from '../../src/signals/index.js';
+import { SignalParser, type ParserEvent, type SignalParserOptions } from '../../src/signals/index.js';
 import { parseChunks, splitAt } from './helpers.js';
 
 const word = fc.stringMatching(/^[A-Za-z0-9 _.:\-é✓日]{1,12}$/);
@@ -68,6 +68,23 @@ describe('any chunking gives the same events as the whole transcript', () => {
           expect(run(splitAt(bytes, cuts), options)).toEqual(run([bytes], options));
         }),
         { numRuns: 400 },
+      );
+    });
+
+    it(`read into fillBuffer() in pieces of any size, as ralph parse reads a file${label}`, () => {
+      fc.assert(
+        fc.property(transcript, fc.integer({ min: 1, max: 64 }), (bytes, size) => {
+          const events: ParserEvent[] = [];
+          const parser = new SignalParser((e) => events.push(e), options);
+          for (let at = 0; at < bytes.length; at += size) {
+            const n = Math.min(size, bytes.length - at);
+            bytes.copy(parser.fillBuffer(size), 0, at, at + n);
+            parser.pushFilled(n);
+          }
+          parser.end();
+          expect({ events, cutLines: parser.cutLines, cutBytes: parser.cutBytes, line: parser.currentLine }).toEqual(run([bytes], options));
+        }),
+        { numRuns: 300 },
       );
     });
 
