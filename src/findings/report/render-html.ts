@@ -97,7 +97,8 @@ export function* htmlChunks(report: Report): Generator<string> {
   const step = WIDTH * FINDINGS_PER_CHUNK;
   for (let i = 0; i < flat.length; i += step) {
     const part = jsonForScript(flat.slice(i, i + step));
-    yield i === 0 ? part.slice(1, -1) : `,${part.slice(1, -1)}`;
+    if (i > 0) yield ',';
+    yield part.slice(1, -1);
   }
   yield ']}</script>\n';
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;

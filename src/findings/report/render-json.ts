@@ -17,7 +17,9 @@ export function* jsonChunks(report: Report): Generator<string> {
   yield `${opening.slice(0, -1)},"findings":[`;
   for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
     const part = JSON.stringify(findings.slice(i, i + FINDINGS_PER_CHUNK));
-    yield i === 0 ? part.slice(1, -1) : `,${part.slice(1, -1)}`;
+    // The comma on its own: joined to the slice, it would make a rope to flatten (copy) again.
+    if (i > 0) yield ',';
+    yield part.slice(1, -1);
   }
   yield `],"invalid":${JSON.stringify(invalid)},"brokenLines":${JSON.stringify(brokenLines)},"runs":${JSON.stringify(runs)},"problems":${JSON.stringify(problems)}}\n`;
 }
