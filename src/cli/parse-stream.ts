@@ -65,7 +65,8 @@ export async function parseFile(path: string, out: NodeJS.WritableStream): Promi
   try {
     for (;;) {
       // Read straight into the parser's scan memory: no copy.
-      const n = readSync(fd, parser.fillBuffer(CHUNK), 0, CHUNK, null);
+      const target = parser.fillBuffer(CHUNK);
+      const n = readSync(fd, target, 0, target.length, null);
       if (n === 0 || sink.closed) break;
       parser.pushFilled(n);
       if (sink.full) await sink.flush();
