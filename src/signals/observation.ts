@@ -104,14 +104,15 @@ export interface ObservationFields {
   action: string | null | undefined;
 }
 
-function fieldsOf(get: (key: string) => unknown): ObservationFields {
+/** The fields from an element's attributes and children, however the element was read. */
+function fieldsOf(attribute: (name: string) => unknown, child: (name: string) => unknown): ObservationFields {
   return {
-    type: textOf(get('@type')),
-    severity: textOf(get('@severity')),
-    title: textOf(get('title')),
-    detail: textOf(get('detail')),
-    file: textOf(get('file')) || null,
-    action: textOf(get('action')) || 'none',
+    type: textOf(attribute('type')),
+    severity: textOf(attribute('severity')),
+    title: textOf(child('title')),
+    detail: textOf(child('detail')),
+    file: textOf(child('file')) || null,
+    action: textOf(child('action')) || 'none',
   };
 }
 
@@ -119,14 +120,10 @@ function fieldsOf(get: (key: string) => unknown): ObservationFields {
 export function flatFields(raw: string): ObservationFields | undefined {
   const el = readFlatElement(raw);
   if (el === undefined || el.name !== 'observation') return undefined;
-  return {
-    type: textOf(valueOf(el.attributes, 'type')),
-    severity: textOf(valueOf(el.attributes, 'severity')),
-    title: textOf(valueOf(el.children, 'title')),
-    detail: textOf(valueOf(el.children, 'detail')),
-    file: textOf(valueOf(el.children, 'file')) || null,
-    action: textOf(valueOf(el.children, 'action')) || 'none',
-  };
+  return fieldsOf(
+    (name) => valueOf(el.attributes, name),
+    (name) => valueOf(el.children, name),
+  );
 }
 
 /** The fields as fast-xml-parser reads the element, or why it cannot. */
@@ -147,7 +144,10 @@ export function xmlFields(raw: string): ObservationFields | { error: string } {
   const root = parsed !== null && typeof parsed === 'object' ? field(parsed as Record<string, unknown>, 'observation') : undefined;
   if (root === null || typeof root !== 'object') return { error: 'the <observation> element has no content' };
   const el = root as Record<string, unknown>;
-  return fieldsOf((key) => field(el, key));
+  return fieldsOf(
+    (name) => field(el, `@${name}`),
+    (name) => field(el, name),
+  );
 }
 
 export function parseObservation(raw: string): ObservationRecord {
