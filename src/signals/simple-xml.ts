@@ -5,20 +5,30 @@
 import { AMP, APOS, EQ, GT, HASH, LOWER_X, LT, QUOTE, SEMI, SLASH } from './bytes.js';
 
 
+// The grammar, once, for both readers below: the byte tables of isSimpleElement and the regular
+// expressions of readFlatElement are built from these.
 /** Tag and attribute names: [A-Za-z_][A-Za-z0-9_.-]* (XML allows more; those take the slow path). */
+const NAME_START_CLASS = 'A-Za-z_';
+const NAME_CHAR_CLASS = 'A-Za-z0-9_.-';
+const HEX_CLASS = '0-9A-Fa-f';
+/** Longest named reference (characters of \w, as the validator reads them) and numeric one. */
+const MAX_NAMED_REFERENCE = 19;
+const MAX_NUMERIC_REFERENCE = 8;
+
 const NAME_START = new Uint8Array(128);
 const NAME_CHAR = new Uint8Array(128);
-/** Characters of a named entity reference, as the validator reads them (\w). */
 const WORD = new Uint8Array(128);
 const DIGIT = new Uint8Array(128);
 const HEX = new Uint8Array(128);
+const TABLES: [Uint8Array, RegExp][] = [
+  [NAME_START, new RegExp(`[${NAME_START_CLASS}]`)],
+  [NAME_CHAR, new RegExp(`[${NAME_CHAR_CLASS}]`)],
+  [WORD, /\w/],
+  [DIGIT, /[0-9]/],
+  [HEX, new RegExp(`[${HEX_CLASS}]`)],
+];
 for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  NAME_START[c] = /[A-Za-z_]/.test(ch) ? 1 : 0;
-  NAME_CHAR[c] = /[A-Za-z0-9_.-]/.test(ch) ? 1 : 0;
-  WORD[c] = /\w/.test(ch) ? 1 : 0;
-  DIGIT[c] = /[0-9]/.test(ch) ? 1 : 0;
-  HEX[c] = /[0-9A-Fa-f]/.test(ch) ? 1 : 0;
+  for (const [table, re] of TABLES) table[c] = re.test(String.fromCharCode(c)) ? 1 : 0;
 }
 
 function isSpace(c: number): boolean {
@@ -41,11 +51,11 @@ function nameEnd(s: string, at: number): number {
 function referenceEnd(s: string, at: number): number {
   let i = at + 1;
   let table = WORD;
-  let max = 19;
+  let max = MAX_NAMED_REFERENCE;
   if (s.charCodeAt(i) === HASH) {
     i++;
     table = DIGIT;
-    max = 8;
+    max = MAX_NUMERIC_REFERENCE;
     if (s.charCodeAt(i) === LOWER_X) {
       i++;
       table = HEX;
@@ -183,8 +193,8 @@ export function readFlatElement(s: string): FlatElement | undefined {
 
 // The grammar of isSimpleElement (names, quoted attribute values without < > &, references as
 // the validator reads them), restricted to the flat shape.
-const NAME = '[A-Za-z_][A-Za-z0-9_.-]*';
-const REFERENCE = '&(?:\\w{1,19}|#[0-9]{1,8}|#x[0-9A-Fa-f]{1,8});';
+const NAME = `[${NAME_START_CLASS}][${NAME_CHAR_CLASS}]*`;
+const REFERENCE = `&(?:\\w{1,${MAX_NAMED_REFERENCE}}|#[0-9]{1,${MAX_NUMERIC_REFERENCE}}|#x[${HEX_CLASS}]{1,${MAX_NUMERIC_REFERENCE}});`;
 const ROOT = new RegExp(`^<(${NAME})`);
 const ATTRIBUTE = new RegExp(`[ \\t\\r\\n]+(${NAME})=(?:"([^"<>&]*)"|'([^'<>&]*)')`, 'y');
 const START_TAG_END = /[ \t\r\n]*>/y;
