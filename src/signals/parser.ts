@@ -36,7 +36,7 @@ const LOOP_L = LOOP_COMPLETE[0]!;
 
 interface OpenObservation {
   line: number;
-  /** Its text so far, when it is not all in `src`. */
+  /** Its text so far, when it is not all in `src`, and that text's length. */
   parts: Buffer[];
   bytes: number;
   dropped: number;
@@ -68,9 +68,8 @@ export class SignalParser {
   private observation: OpenObservation | undefined;
   private readonly wasm = createWasmLineScan();
   /** The next `<observation` in a chunk (with the scanner, chunks are views of its memory from 0). */
-  private readonly findOpenTag: (buf: Buffer, from: number) => number = this.wasm
-    ? ((wasm) => (buf: Buffer, from: number) => wasm.findTag(from, buf.length))(this.wasm)
-    : findOpenTagJs;
+  private readonly findOpenTag = (buf: Buffer, from: number): number =>
+    this.wasm ? this.wasm.findTag(from, buf.length) : findOpenTagJs(buf, from);
   private readonly opens = new NeedleCursor(OPEN_TAG, this.findOpenTag);
   private readonly closes = new NeedleCursor(CLOSE_TAG);
   private readonly skip: LineSkip = { lines: 0, lineEnd: -1 };
@@ -179,7 +178,6 @@ export class SignalParser {
         this.lineNo += skip.lines;
         nl = skip.lineEnd;
         obs.to = pos;
-        obs.bytes = pos - obs.from;
       } else {
         nl = buf.indexOf(LF, pos);
       }
@@ -423,7 +421,6 @@ export class SignalParser {
       const next = to + (newline ? 1 : 0);
       if (buf === obs.src && from === obs.to && (!newline || buf[to] === LF) && next - obs.from <= this.maxObservation) {
         obs.to = next;
-        obs.bytes = next - obs.from;
         return;
       }
       this.copyOutObservation();
@@ -446,6 +443,7 @@ export class SignalParser {
     const obs = this.observation!;
     if (obs.src === undefined) return;
     if (obs.to > obs.from) obs.parts.push(Buffer.from(obs.src.subarray(obs.from, obs.to)));
+    obs.bytes = obs.to - obs.from;
     obs.src = undefined;
   }
 
