@@ -5,6 +5,7 @@ import { SEVERITIES, type Severity } from '../../contract.js';
 import { escapeHtml as h, jsonForScript, safeHttpsUrl, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
+import { arrayElements, FINDINGS_PER_CHUNK } from './render-json.js';
 import type { Report } from './types.js';
 
 const BAR_COLOURS: Record<Severity, string> = {
@@ -93,13 +94,7 @@ export function* htmlChunks(report: Report): Generator<string> {
   const { flat, ...head } = tableData(report);
   parts.push(`<script type="application/json" id="report-data">${jsonForScript(head).slice(0, -1)},"findings":[`);
   yield parts.join('');
-  // Each slice is escaped on its own: the escapes are per character, so the pieces join up.
-  const step = WIDTH * FINDINGS_PER_CHUNK;
-  for (let i = 0; i < flat.length; i += step) {
-    const part = jsonForScript(flat.slice(i, i + step));
-    if (i > 0) yield ',';
-    yield part.slice(1, -1);
-  }
+  yield* arrayElements(flat, WIDTH * FINDINGS_PER_CHUNK, jsonForScript);
   yield ']}</script>\n';
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
 }
@@ -108,7 +103,6 @@ export function* htmlChunks(report: Report): Generator<string> {
 export const HTML_PAGE_ROWS = 500;
 /** Values per finding in the flat `findings` array of the data block. */
 const WIDTH = 9;
-const FINDINGS_PER_CHUNK = 1_000;
 
 /**
  * The data block behind the findings table. One flat array, WIDTH values per finding:

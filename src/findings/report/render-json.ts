@@ -4,7 +4,20 @@ import type { Report } from './types.js';
 
 /** Findings serialised per chunk: one JSON.stringify of the whole report builds a 30 MB rope that
  *  then has to be flattened and encoded in one piece, which cost more than the serialising. */
-const FINDINGS_PER_CHUNK = 1_000;
+export const FINDINGS_PER_CHUNK = 1_000;
+
+/**
+ * The elements of a JSON array, comma-separated and without its brackets, serialised `per` at a
+ * time. The comma goes out on its own: joined to a slice it would make a rope to flatten (copy)
+ * again. `serialise` must escape per character (as JSON.stringify does), so the pieces join up.
+ */
+export function* arrayElements<T>(items: readonly T[], per: number, serialise: (slice: T[]) => string): Generator<string> {
+  for (let i = 0; i < items.length; i += per) {
+    const part = serialise(items.slice(i, i + per));
+    if (i > 0) yield ',';
+    yield part.slice(1, -1);
+  }
+}
 
 export function renderJson(report: Report): string {
   return Array.from(jsonChunks(report)).join('');
@@ -15,11 +28,6 @@ export function* jsonChunks(report: Report): Generator<string> {
   const { findings, invalid, brokenLines, runs, problems, ...head } = report;
   const opening = JSON.stringify(head);
   yield `${opening.slice(0, -1)},"findings":[`;
-  for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
-    const part = JSON.stringify(findings.slice(i, i + FINDINGS_PER_CHUNK));
-    // The comma on its own: joined to the slice, it would make a rope to flatten (copy) again.
-    if (i > 0) yield ',';
-    yield part.slice(1, -1);
-  }
+  yield* arrayElements(findings, FINDINGS_PER_CHUNK, (slice) => JSON.stringify(slice));
   yield `],"invalid":${JSON.stringify(invalid)},"brokenLines":${JSON.stringify(brokenLines)},"runs":${JSON.stringify(runs)},"problems":${JSON.stringify(problems)}}\n`;
 }
