@@ -17,3 +17,6 @@ export const UPPER_O = 0x4f;
 export const BACKTICK = 0x60;
 export const LOWER_X = 0x78;
 export const TILDE = 0x7e;
+
+/** First non-blank bytes of a line that may be a signal (#), a fence (` ~) or LOOP_COMPLETE (L). */
+export const SIGNIFICANT_FIRST_BYTES: readonly number[] = [HASH, BACKTICK, TILDE, UPPER_L];

@@ -4,15 +4,12 @@
 // separate so that V8 optimises it within the first chunk.
 
 import type { WasmLineScan } from './wasm-line-scan.js';
-import { BACKTICK, CR, HASH, LF, SPACE, TAB, TILDE, UPPER_L, UPPER_O } from './bytes.js';
+import { CR, HASH, LF, SIGNIFICANT_FIRST_BYTES, SPACE, TAB, UPPER_L, UPPER_O } from './bytes.js';
 
 
-/** First non-blank bytes that may begin a signal (#), a fence (` ~) or LOOP_COMPLETE (L). */
+/** SIGNIFICANT_FIRST_BYTES as a table. */
 const MAYBE = new Uint8Array(256);
-MAYBE[HASH] = 1;
-MAYBE[BACKTICK] = 1;
-MAYBE[TILDE] = 1;
-MAYBE[UPPER_L] = 1;
+for (const b of SIGNIFICANT_FIRST_BYTES) MAYBE[b] = 1;
 
 export interface LineSkip {
   /** Lines skipped. */

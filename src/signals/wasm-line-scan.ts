@@ -5,6 +5,8 @@
 // the claim. The module is assembled below from its text form, so it can be read and reviewed; a
 // differential property test holds it to the JavaScript version.
 
+import { SIGNIFICANT_FIRST_BYTES, SPACE, TAB } from './bytes.js';
+
 /** Bytes a scanner holds at once; longer chunks are fed to it in pieces. */
 export const SCAN_CAPACITY = 1 << 18;
 const PAGE = 1 << 16;
@@ -118,7 +120,7 @@ const FIRST_BYTE_TABLE = SCAN_CAPACITY + 64;
 const RESULTS = FIRST_BYTE_TABLE + 256;
 const R_LINES = RESULTS;
 const R_LINE_END = RESULTS + 4;
-const SLOW_FIRST_BYTES = [0x20, 0x09, 0x23, 0x60, 0x7e, 0x4c];
+const SLOW_FIRST_BYTES = [SPACE, TAB, ...SIGNIFICANT_FIRST_BYTES];
 const c = new Code();
 /** Pushes 1 when the line starting at POS needs the slow path. */
 const startsSlow = () => c.byteAt(POS).emit(op.load8u, 0, ...uleb(FIRST_BYTE_TABLE));
