@@ -265,12 +265,21 @@ export class FindingGrouper {
     const starts = buckets.slice();
     const sorted = new Array<FindingGroup>(n);
     for (let i = 0; i < n; i++) sorted[buckets[order[i]!]!++] = list[i]!;
+    // Most findings are seen once: only those seen more often are sorted (stably, by count), and
+    // go before the rest, which keep their first-seen order.
     for (let o = 0; o < ORDER_LIMIT; o++) {
       if (repeated[o] === 0) continue;
       const from = starts[o]!;
       const to = starts[o + 1]!;
-      const part = sorted.slice(from, to).sort((a, b) => b.count - a.count);
-      for (let k = from; k < to; k++) sorted[k] = part[k - from]!;
+      const seenMore: FindingGroup[] = [];
+      let once = to;
+      for (let k = to - 1; k >= from; k--) {
+        const g = sorted[k]!;
+        if (g.count > 1) seenMore.push(g);
+        else sorted[--once] = g;
+      }
+      seenMore.reverse().sort((a, b) => b.count - a.count);
+      for (let k = 0; k < seenMore.length; k++) sorted[from + k] = seenMore[k]!;
     }
     return sorted;
   }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { ACTIONS, OBSERVATION_TYPES } from '../../../src/contract.js';
 import { describe, expect, it } from 'vitest';
 import { FindingGrouper, groupKey, normaliseTitle } from '../../../src/findings/report/group.js';
 import { timeOf } from '../../../src/findings/report/time-of.js';
@@ -70,17 +71,26 @@ describe('FindingGrouper', () => {
 
 /** The grouping spelled out the slow, obvious way: a Map keyed by groupKey. */
 function referenceGroups(records: FindingRecord[]) {
-  const groups = new Map<string, { count: number; runs: Set<string>; plans: Set<string>; first: number; last: number; bestRank: number }>();
+  const groups = new Map<
+    string,
+    { type: string; count: number; runs: Set<string>; plans: Set<string>; first: number; last: number; bestRank: number; repAt: number; action: string }
+  >();
   for (const r of records) {
     const k = groupKey(r.type, r.title, r.file);
     const t = timeOf(r.at);
-    const g = groups.get(k) ?? { count: 0, runs: new Set<string>(), plans: new Set<string>(), first: Infinity, last: -Infinity, bestRank: 9 };
+    const g = groups.get(k) ?? { type: r.type, count: 0, runs: new Set<string>(), plans: new Set<string>(), first: Infinity, last: -Infinity, bestRank: 9, repAt: -Infinity, action: r.action };
+    // The representative: the most severe occurrence, the latest among equals, the first among those.
+    const rank = severityRank(r.severity);
+    if (g.count === 0 || rank < g.bestRank || (rank === g.bestRank && t > g.repAt)) {
+      g.repAt = t;
+      g.action = r.action;
+    }
     g.count += 1;
     g.runs.add(r.run);
     if (r.plan !== '') g.plans.add(r.plan);
     g.first = Math.min(g.first, t);
     g.last = Math.max(g.last, t);
-    g.bestRank = Math.min(g.bestRank, severityRank(r.severity));
+    g.bestRank = Math.min(g.bestRank, rank);
     groups.set(k, g);
   }
   return groups;
@@ -125,7 +135,21 @@ describe('FindingGrouper against a reference grouping', () => {
           expect(timeOf(x.firstAt)).toBe(w.first);
           expect(timeOf(x.lastAt)).toBe(w.last);
           expect(severityRank(x.severity)).toBe(w.bestRank);
+          expect(x.action).toBe(w.action);
         }
+        // Severity, then type and action in contract order, then most seen, then first seen.
+        const order = [...want.entries()]
+          .map(([k, w], seen) => ({ k, w, seen }))
+          .sort(
+            (a, b) =>
+              a.w.bestRank - b.w.bestRank ||
+              OBSERVATION_TYPES.indexOf(a.w.type as never) - OBSERVATION_TYPES.indexOf(b.w.type as never) ||
+              ACTIONS.indexOf(a.w.action as never) - ACTIONS.indexOf(b.w.action as never) ||
+              b.w.count - a.w.count ||
+              a.seen - b.seen,
+          )
+          .map((e) => e.k);
+        expect(got.map((x) => groupKey(x.type, x.title, x.file))).toEqual(order);
       }),
       { numRuns: 300 },
     );
