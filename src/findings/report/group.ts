@@ -92,7 +92,8 @@ export class FindingGrouper {
   private readonly list: FindingGroup[] = [];
   private counts: Record<Severity, SeverityCount> | null = null;
   // Per group, by index: what the lookup and the merge need, in typed arrays the collector never
-  // has to trace. Times are epoch ms (-Infinity when unreadable), so merging compares numbers.
+  // has to trace. Times are epoch ms (-Infinity when unreadable), so merging compares numbers;
+  // they are read at a group's second occurrence, as most findings are seen once.
   private hashes = new Int32Array(INITIAL_GROUPS);
   private typeIds = new Uint8Array(INITIAL_GROUPS);
   private firstMs = new Float64Array(INITIAL_GROUPS);
@@ -148,10 +149,6 @@ export class FindingGrouper {
       firstAt: r.at,
       lastAt: r.at,
     });
-    const ms = timeOf(r.at);
-    this.firstMs[i] = ms;
-    this.lastMs[i] = ms;
-    this.repMs[i] = ms;
     this.hashes[i] = hash;
     this.typeIds[i] = typeId;
     this.slots[slot] = i + 1;
@@ -159,6 +156,13 @@ export class FindingGrouper {
   }
 
   private merge(i: number, g: FindingGroup, r: FindingRecord): void {
+    if (g.count === 1) {
+      // Seen once so far: its one time is first, last and the representative's.
+      const once = timeOf(g.firstAt);
+      this.firstMs[i] = once;
+      this.lastMs[i] = once;
+      this.repMs[i] = once;
+    }
     g.count += 1;
     g.runs = withName(g.runs, this.runList(r.run));
     if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
