@@ -6,7 +6,7 @@
 // text, nothing else: the lookup is an open-addressing table of integers over a hash of the
 // normalised identity (no key string is built or kept per record), the bookkeeping lives in typed
 // arrays, and a group seen in one run shares one `runs` array with every other such group.
-import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type ObservationType, type Severity } from '../../contract.js';
+import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationType, type Severity } from '../../contract.js';
 import { severityRank } from './filters.js';
 import { timeOf } from './time-of.js';
 import type { FindingGroup, FindingRecord, SeverityCount } from './types.js';
@@ -79,7 +79,12 @@ function sameTitle(a: string, b: string): boolean {
 const TYPE_ORDER = new Map<string, number>(OBSERVATION_TYPES.map((t, i) => [t, i]));
 const ACTION_ORDER = new Map<string, number>(ACTIONS.map((a, i) => [a, i]));
 /** Severity, then type, then action (contract order) as one small number is below this. */
-const ORDER_LIMIT = SEVERITIES.length * OBSERVATION_TYPES.length * ACTIONS.length;
+const PER_SEVERITY = OBSERVATION_TYPES.length * ACTIONS.length;
+const ORDER_LIMIT = SEVERITIES.length * PER_SEVERITY;
+
+function orderOf(severity: Severity, typeId: number, action: Action): number {
+  return severityRank(severity) * PER_SEVERITY + typeId * ACTIONS.length + ACTION_ORDER.get(action)!;
+}
 
 
 // Shared, never mutated (FindingGroup.runs is readonly); not frozen, because JSON.stringify takes
@@ -100,6 +105,10 @@ export class FindingGrouper {
   private lastMs = new Float64Array(INITIAL_GROUPS);
   /** Time of the representative occurrence. */
   private repMs = new Float64Array(INITIAL_GROUPS);
+  /** Occurrences (FindingGroup.count), and the sort key of the representative's severity, type
+   *  and action: groups() reads these, not the 100,000 objects scattered in the heap. */
+  private seen = new Int32Array(INITIAL_GROUPS);
+  private orders = new Uint16Array(INITIAL_GROUPS);
   /** Open addressing: group index + 1, 0 for an empty slot; kept at most half full. */
   private slots = new Int32Array(INITIAL_GROUPS * 2);
   /** One single-element array per run / plan name, shared by the groups that have only it. */
@@ -151,12 +160,14 @@ export class FindingGrouper {
     });
     this.hashes[i] = hash;
     this.typeIds[i] = typeId;
+    this.seen[i] = 1;
+    this.orders[i] = orderOf(r.severity, typeId, r.action);
     this.slots[slot] = i + 1;
     if ((i + 1) * 2 > this.slots.length) this.rehash();
   }
 
   private merge(i: number, g: FindingGroup, r: FindingRecord): void {
-    if (g.count === 1) {
+    if (this.seen[i] === 1) {
       // Seen once so far: its one time is first, last and the representative's.
       const once = timeOf(g.firstAt);
       this.firstMs[i] = once;
@@ -164,6 +175,7 @@ export class FindingGrouper {
       this.repMs[i] = once;
     }
     g.count += 1;
+    this.seen[i] = this.seen[i]! + 1;
     g.runs = withName(g.runs, this.runList(r.run));
     if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
     const ms = timeOf(r.at);
@@ -185,6 +197,7 @@ export class FindingGrouper {
       g.detail = r.detail;
       g.file = r.file;
       this.repMs[i] = ms;
+      this.orders[i] = orderOf(r.severity, this.typeIds[i]!, r.action);
     }
   }
 
@@ -217,7 +230,7 @@ export class FindingGrouper {
 
   private growArrays(): void {
     const n = this.hashes.length * 2;
-    const grow = <T extends Int32Array | Uint8Array | Float64Array>(from: T, to: T): T => {
+    const grow = <T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(from: T, to: T): T => {
       to.set(from);
       return to;
     };
@@ -226,6 +239,8 @@ export class FindingGrouper {
     this.firstMs = grow(this.firstMs, new Float64Array(n));
     this.lastMs = grow(this.lastMs, new Float64Array(n));
     this.repMs = grow(this.repMs, new Float64Array(n));
+    this.seen = grow(this.seen, new Int32Array(n));
+    this.orders = grow(this.orders, new Uint16Array(n));
   }
 
   private rehash(): void {
@@ -245,30 +260,33 @@ export class FindingGrouper {
     const n = list.length;
     // A counting sort on the (few) severity/type/action combinations keeps first-seen order
     // within each; then only buckets holding a group seen more than once need a (stable) sort by
-    // count. One pass over the groups also counts them by severity: each pass over 100,000
-    // objects scattered in the heap costs its cache misses.
-    const order = new Int32Array(n);
+    // count. The pass reads typed arrays, and touches a group object only when it was seen more
+    // than once (a group seen once has one run and one plan: nothing to sort).
+    const orders = this.orders;
+    const seen = this.seen;
     const buckets = new Int32Array(ORDER_LIMIT + 1);
     const repeated = new Uint8Array(ORDER_LIMIT);
     const counts = SEVERITIES.map(() => ({ distinct: 0, occurrences: 0 }));
     for (let i = 0; i < n; i++) {
-      const g = list[i]!;
-      const rank = severityRank(g.severity);
-      const o = (rank * OBSERVATION_TYPES.length + TYPE_ORDER.get(g.type)!) * ACTIONS.length + ACTION_ORDER.get(g.action)!;
-      order[i] = o;
+      const o = orders[i]!;
+      const count = seen[i]!;
+      const rank = (o / PER_SEVERITY) | 0;
       buckets[o + 1]! += 1;
-      if (g.count > 1) repeated[o] = 1;
       counts[rank]!.distinct += 1;
-      counts[rank]!.occurrences += g.count;
-      // Only lists of two or more names are the group's own; one name needs no sorting anyway.
-      if (g.runs.length > 1) (g.runs as string[]).sort();
-      if (g.plans.length > 1) (g.plans as string[]).sort();
+      counts[rank]!.occurrences += count;
+      if (count > 1) {
+        repeated[o] = 1;
+        const g = list[i]!;
+        // Only lists of two or more names are the group's own; one name needs no sorting anyway.
+        if (g.runs.length > 1) (g.runs as string[]).sort();
+        if (g.plans.length > 1) (g.plans as string[]).sort();
+      }
     }
     this.counts = Object.fromEntries(SEVERITIES.map((sev, r) => [sev, counts[r]!])) as Record<Severity, SeverityCount>;
     for (let o = 0; o < ORDER_LIMIT; o++) buckets[o + 1]! += buckets[o]!;
     const starts = buckets.slice();
     const sorted = new Array<FindingGroup>(n);
-    for (let i = 0; i < n; i++) sorted[buckets[order[i]!]!++] = list[i]!;
+    for (let i = 0; i < n; i++) sorted[buckets[orders[i]!]!++] = list[i]!;
     // Most findings are seen once: only those seen more often are sorted (stably, by count), and
     // go before the rest, which keep their first-seen order.
     for (let o = 0; o < ORDER_LIMIT; o++) {
