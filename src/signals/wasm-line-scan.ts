@@ -5,6 +5,7 @@
 // the claim. The module is assembled below from its text form, so it can be read and reviewed; a
 // differential property test holds it to the JavaScript version.
 
+import { Code, I32, op, section, name, simd, slebBig, uleb, V128, type WasmApi } from '../util/wasm-assembler.js';
 import { SIGNIFICANT_FIRST_BYTES, SPACE, TAB } from './bytes.js';
 
 /** Bytes a scanner holds at once; longer chunks are fed to it in pieces. */
@@ -13,95 +14,6 @@ const PAGE = 1 << 16;
 // One page more than the capacity: a 16-byte load may start up to 15 bytes before the end, and
 // the first-byte table lives there.
 const PAGES = SCAN_CAPACITY / PAGE + 1;
-
-const I32 = 0x7f;
-const V128 = 0x7b;
-const VOID = 0x40;
-const op = {
-  block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d,
-  localGet: 0x20, localSet: 0x21, localTee: 0x22,
-  load8u: 0x2d, i32Const: 0x41, eqz: 0x45, eq: 0x46, ne: 0x47, ltU: 0x49, gtU: 0x4b, geU: 0x4f,
-  ctz: 0x68, add: 0x6a, sub: 0x6b, and: 0x71, or: 0x72,
-  return: 0x0f, i32Load: 0x28, i64Load: 0x29, i32Store: 0x36, i64Const: 0x42, i64Eq: 0x51, leU: 0x4d,
-  simd: 0xfd,
-} as const;
-const simd = { load: 0x00, splat8: 0x0f, eq8: 0x23, and: 0x4e, or: 0x50, anyTrue: 0x53, bitmask8: 0x64 } as const;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
-    out.push(b | 0x80);
-  }
-}
-
-/** Emits code; branches name their target block, and the depth is counted here. */
-class Code {
-  readonly bytes: number[] = [];
-  private readonly labels: (string | undefined)[] = [];
-  emit(...bytes: number[]): this {
-    this.bytes.push(...bytes);
-    return this;
-  }
-  get(local: number): this {
-    return this.emit(op.localGet, local);
-  }
-  set(local: number): this {
-    return this.emit(op.localSet, local);
-  }
-  i32(n: number): this {
-    return this.emit(op.i32Const, ...sleb(n));
-  }
-  /** Stores the i32 that `value` pushes at `address`. */
-  store(address: number, value: () => void): this {
-    this.i32(0);
-    value();
-    return this.emit(op.i32Store, 2, ...uleb(address));
-  }
-  /** Pushes the byte at address `local` + `offset`. */
-  byteAt(local: number, offset = 0): this {
-    return this.get(local).emit(op.load8u, 0, ...uleb(offset));
-  }
-  open(kind: typeof op.block | typeof op.loop | typeof op.if, label?: string): this {
-    this.labels.push(label);
-    return this.emit(kind, VOID);
-  }
-  close(): this {
-    this.labels.pop();
-    return this.emit(op.end);
-  }
-  br(label: string, conditional = false): this {
-    const depth = this.labels.length - 1 - this.labels.lastIndexOf(label);
-    if (depth >= this.labels.length) throw new Error(`no block ${label}`);
-    return this.emit(conditional ? op.brIf : op.br, depth);
-  }
-}
-
-function slebBig(n: bigint): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = Number(n & 0x7fn);
-    n >>= 7n;
-    if ((n === 0n && (b & 0x40) === 0) || (n === -1n && (b & 0x40) !== 0)) return [...out, b];
-    out.push(b | 0x80);
-  }
-}
-
-const name = (s: string) => [...uleb(s.length), ...Buffer.from(s, 'ascii')];
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
 
 // scan(pos, end, stop, maxLine) -> start of the line where it stopped, the same line as
 // skipQuietLines (quiet-lines.ts) stops at. In memory at RESULTS: lines (skipped), lineEnd (the LF of the line
@@ -263,13 +175,6 @@ const bytes = Uint8Array.from([
   ...section(7, [3, ...name('memory'), 2, 0, ...name('scan'), 0, 0, ...name('findTag'), 0, 1]),
   ...section(10, [2, ...uleb(body.length), ...body, ...uleb(findBody.length), ...findBody]),
 ]);
-
-/** The little of the WebAssembly API used here (the project's type libraries do not declare it). */
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
 
 export interface WasmLineScan {
   /** Where chunks are copied to be scanned: SCAN_CAPACITY bytes of the module's memory. */
