@@ -1,15 +1,16 @@
 // Reads every run below a folder and folds it into a Report: the one data structure all three
 // formats render.
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { RUN_FILES } from '../../contract.js';
 import type { Problem } from '../../errors.js';
 import { discoverRuns } from './discover.js';
 import { compileFilters, type CompiledFilters } from './filters.js';
 import { FindingGrouper } from './group.js';
-import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
+import { DEFAULT_MAX_LINE_CHARS, deliverLine, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
 import { readRunResult } from './read-run.js';
-import { parseFindingLine } from './record.js';
+import { parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
+import { createRecordScanner, INPUT, type CanonicalValues, type RecordScanner } from './record-scan.js';
 import {
   MAX_LISTED_BROKEN,
   MAX_LISTED_INVALID,
@@ -30,6 +31,8 @@ export interface BuildReportOptions {
   /** Injected clock for generatedAt. */
   now?: Date;
   maxLineChars?: number;
+  /** Read ralph's own lines without JSON.parse (record-scan.ts); off only to compare the two. */
+  scan?: boolean;
 }
 
 export async function buildReport(options: BuildReportOptions): Promise<Report> {
@@ -39,6 +42,8 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
   const locations = await discoverRuns(options.runsDir, problems);
 
   const grouper = new FindingGrouper();
+  const scanner = options.scan === false ? undefined : createRecordScanner();
+  const maxLineChars = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
   const invalid: InvalidObservation[] = [];
   const broken: BrokenLine[] = [];
   let invalidCount = 0;
@@ -60,41 +65,41 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         brokenCount += 1;
         if (broken.length < MAX_LISTED_BROKEN) broken.push({ file, line, reason });
       };
-      const handlers: LineHandlers = {
-        line(text, n) {
-          const parsed = parseFindingLine(text, fallbackRun);
-          switch (parsed.kind) {
-            case 'blank':
-              return;
-            case 'broken':
-              noteBroken(n, parsed.reason);
-              return;
-            case 'finding': {
-              const r = parsed.record;
-              firstRun ??= r.run;
-              if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
-              if (!compiled.finding(r)) return;
-              findings += 1;
-              grouper.add(r);
-              return;
-            }
-            case 'invalid': {
-              const r = parsed.record;
-              firstRun ??= r.run;
-              if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
-              if (!compiled.planAndTime(r.plan, r.at)) return;
-              invalidCount += 1;
-              if (invalid.length < MAX_LISTED_INVALID) invalid.push({ ...r, source: `${file}:${n}` });
-              return;
-            }
-            default: {
-              const never: never = parsed;
-              throw new Error(`unhandled line kind ${String(never)}`);
-            }
+      const take = (parsed: ParsedLine, n: number): void => {
+        switch (parsed.kind) {
+          case 'blank':
+            return;
+          case 'broken':
+            noteBroken(n, parsed.reason);
+            return;
+          case 'finding': {
+            const r = parsed.record;
+            firstRun ??= r.run;
+            if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
+            if (!compiled.finding(r)) return;
+            findings += 1;
+            grouper.add(r);
+            return;
           }
-        },
+          case 'invalid': {
+            const r = parsed.record;
+            firstRun ??= r.run;
+            if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
+            if (!compiled.planAndTime(r.plan, r.at)) return;
+            invalidCount += 1;
+            if (invalid.length < MAX_LISTED_INVALID) invalid.push({ ...r, source: `${file}:${n}` });
+            return;
+          }
+          default: {
+            const never: never = parsed;
+            throw new Error(`unhandled line kind ${String(never)}`);
+          }
+        }
+      };
+      const handlers: LineHandlers = {
+        line: (text, n) => take(parseFindingLine(text, fallbackRun), n),
         tooLong(n, chars) {
-          noteBroken(n, `line of ${chars} characters is longer than the ${options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS}-character limit`);
+          noteBroken(n, `line of ${chars} characters is longer than the ${maxLineChars}-character limit`);
         },
       };
       try {
@@ -102,8 +107,10 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         // cost more than parsing it. Big logs are streamed so memory stays bounded.
         // Read as text in one step: a Buffer per log, only to be decoded, was 40 MB of external
         // memory for 100,000 findings, and garbage collections to give it back.
-        if (statSync(loc.findings).size <= READ_WHOLE_MAX_BYTES) forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, options.maxLineChars);
-        else await forEachLine(loc.findings, handlers, options.maxLineChars);
+        const size = statSync(loc.findings).size;
+        if (size > READ_WHOLE_MAX_BYTES) await forEachLine(loc.findings, handlers, maxLineChars);
+        else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n) => take(parseFindingValue(values, fallbackRun), n));
+        else forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
       } catch (error) {
         problems.push({ file, message: `cannot read findings log: ${(error as Error).message}` });
       }
@@ -149,6 +156,38 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     runs,
     problems,
   };
+}
+
+/**
+ * A log read whole into the scanner's memory: lines in ralph's own form go to `record` as
+ * values, any other line is decoded and goes to the handlers as forEachLineIn would give it.
+ */
+function scanLog(
+  scanner: RecordScanner,
+  path: string,
+  size: number,
+  handlers: LineHandlers,
+  maxLineChars: number,
+  record: (values: CanonicalValues, lineNumber: number) => void,
+): void {
+  const fd = openSync(path, 'r');
+  let view: Buffer;
+  try {
+    view = scanner.load(fd, size);
+  } finally {
+    closeSync(fd);
+  }
+  const stop = view.length;
+  let n = 0;
+  for (let at = INPUT; at < stop; ) {
+    n += 1;
+    const values = scanner.read(at, stop);
+    const end = scanner.lineEnd();
+    // A line longer in bytes than the limit may still be short enough in characters.
+    if (values !== undefined && end - at <= maxLineChars) record(values, n);
+    else deliverLine(view.toString('utf8', at, end), n, handlers, maxLineChars);
+    at = end + 1;
+  }
 }
 
 /** A run's file as shown to the user: relative to the runs folder, `/`-separated. */

@@ -36,11 +36,9 @@ export function createLineSplitter(handlers: LineHandlers, maxLineChars = DEFAUL
       carry = '';
       return;
     }
-    let text = carry === '' ? last : carry + last;
+    const text = carry === '' ? last : carry + last;
     carry = '';
-    if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
-    if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    handlers.line(text, lineNumber);
+    deliverLine(text, lineNumber, handlers, maxLineChars);
   };
 
   const hold = (piece: string): void => {
@@ -72,6 +70,21 @@ export function createLineSplitter(handlers: LineHandlers, maxLineChars = DEFAUL
       if (dropping || carry !== '') finish('');
     },
   };
+}
+
+/**
+ * One whole line, its '\n' already cut off: counted as too long, or given to the handler without
+ * a trailing CR (and, on the first line, without a byte order mark).
+ */
+export function deliverLine(line: string, lineNumber: number, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
+  if (line.length > maxLineChars) {
+    handlers.tooLong(lineNumber, line.length);
+    return;
+  }
+  let text = line;
+  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+  if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  handlers.line(text, lineNumber);
 }
 
 /** Streams the file: memory stays bounded by the read size and the line limit. */

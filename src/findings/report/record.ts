@@ -24,6 +24,11 @@ export function parseFindingLine(text: string, fallbackRun: string): ParsedLine 
   } catch (error) {
     return { kind: 'broken', reason: `not JSON (${(error as Error).message})` };
   }
+  return parseFindingValue(value, fallbackRun);
+}
+
+/** The same for a line's value once parsed (by JSON.parse, or by record-scan.ts). */
+export function parseFindingValue(value: unknown, fallbackRun: string): ParsedLine {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'broken', reason: 'not a JSON object' };
   }

@@ -1,0 +1,333 @@
+// Reading findings.jsonl lines in the exact form ralph writes them, without JSON.parse.
+//
+// Why: JSON.parse builds an object and a string for every key and value of every line, and for
+// 100,000 findings that garbage, and the collections it brings while the report's groups grow,
+// cost more than the rest of `ralph report`. A line written by FindingsLog (JSON.stringify of a
+// valid record, keys in their fixed order, strings without escapes) is matched here by a small
+// WebAssembly function against a template of the line, byte by byte, and only the values that
+// are needed are decoded. Every other line (escapes, another key order, whitespace, a null
+// iteration, an invalid record, a byte order mark, CRLF) is not matched and is decoded and given
+// to JSON.parse as before. A property test holds both ways to the same records.
+
+import { readSync } from 'node:fs';
+import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../contract.js';
+import { Code, I32, op, section, name, simd, uleb, V128, type WasmApi } from '../../util/wasm-assembler.js';
+
+const PAGE = 1 << 16;
+/** i8x16.lt_u: which lanes are below another's, unsigned. */
+const LT_U8 = 0x26;
+/** Bytes a 16-byte load may read past the log. */
+const SLACK = 16;
+/** The template the function walks (see TEMPLATE_TEXT), then its answers, then the log. */
+const TEMPLATE = 0;
+const OFFSETS = 256;
+/** Where a log is read to. */
+export const INPUT = 512;
+
+// Markers in the template: everything else is a byte the line must have at that place.
+const END = 0x00;
+/** A string's body: any bytes but '"', '\' and controls (so it needs no decoding of escapes). */
+const STRING = 0x01;
+/** A non-negative integer of at most 15 digits, written as JSON writes it (exact as a double). */
+const INTEGER = 0x02;
+/** null, or a string in quotes. */
+const NULL_OR_STRING = 0x03;
+const TEMPLATE_TEXT =
+  '{"run":"\x01","plan":"\x01","iteration":\x02,"at":"\x01","valid":true,"type":"\x01","severity":"\x01",' +
+  '"title":"\x01","detail":"\x01","file":\x03,"action":"\x01"}\x00';
+/** Start and end of each value, in template order; -1, -1 for a null file. */
+const FIELDS = ['run', 'plan', 'iteration', 'at', 'type', 'severity', 'title', 'detail', 'file', 'action'] as const;
+
+// line(pos, stop) -> 1 when the line from pos (to its '\n', or to stop) follows the template,
+// else 0. The line's end is stored at LINE_END and the values' offsets at OFFSETS. Line ends and
+// string bodies are looked for 16 bytes at a time; the memory has 16 bytes of slack past the log.
+const LINE_END = OFFSETS + FIELDS.length * 8;
+const [P, S, T, K, C, B, D, E, M] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const [V_QUOTE, V_BACKSLASH, V_SPACE, V_LF] = [9, 10, 11, 12];
+const c = new Code();
+const fail = () => c.i32(0).emit(op.return);
+const simdOp = (code: number) => c.emit(op.simd, ...uleb(code));
+/** Stores the i32 that `value` pushes at the address in local K, plus `offset`. */
+const storeAtK = (offset: number, value: () => void) => {
+  c.get(K);
+  value();
+  c.emit(op.i32Store, 2, ...uleb(offset));
+};
+/** Fails unless P < E; then pushes the byte at P. */
+const nextByte = () => {
+  c.get(P).get(E).emit(op.geU).open(op.if);
+  fail();
+  c.close();
+  c.byteAt(P);
+};
+/** Advances P to the '"' that ends a string body; fails at '\', a control byte or the line end. */
+const stringBody = () => {
+  c.open(op.block, 'body-end').open(op.loop, 'body');
+  c.get(P).get(E).emit(op.geU).open(op.if);
+  fail();
+  c.close();
+  // one bit for each '"', '\' or byte below 0x20 among the 16 bytes at P
+  c.get(P);
+  simdOp(simd.load).emit(0, 0);
+  c.emit(op.localTee, 13);
+  c.get(V_QUOTE);
+  simdOp(simd.eq8);
+  c.get(13).get(V_BACKSLASH);
+  simdOp(simd.eq8);
+  simdOp(simd.or);
+  c.get(13).get(V_SPACE);
+  simdOp(LT_U8);
+  simdOp(simd.or);
+  simdOp(simd.bitmask8);
+  c.emit(op.localTee, M).emit(op.eqz).open(op.if);
+  c.get(P).i32(16).emit(op.add).set(P).br('body');
+  c.close();
+  c.get(P).get(M).emit(op.ctz, op.add).set(P);
+  // The first such byte must be the closing quote, and on this line.
+  c.get(P).get(E).emit(op.geU).open(op.if);
+  fail();
+  c.close();
+  c.byteAt(P).i32(0x22).emit(op.ne).open(op.if);
+  fail();
+  c.close();
+  c.close().close();
+};
+const advance = (local: number) => c.get(local).i32(1).emit(op.add).set(local);
+const nextValue = () => {
+  c.get(K).i32(8).emit(op.add).set(K);
+  advance(T);
+  c.br('next');
+};
+const splat = (byte: number, local: number) => {
+  c.i32(byte);
+  simdOp(simd.splat8);
+  c.set(local);
+};
+
+splat(0x22, V_QUOTE);
+splat(0x5c, V_BACKSLASH);
+splat(0x20, V_SPACE);
+splat(0x0a, V_LF);
+// E = the line's end: its '\n', or stop.
+c.get(P).set(E);
+c.open(op.block, 'found').open(op.loop, 'search');
+c.get(E).get(S).emit(op.geU).open(op.if).get(S).set(E).br('found').close();
+c.get(E);
+simdOp(simd.load).emit(0, 0);
+c.get(V_LF);
+simdOp(simd.eq8);
+simdOp(simd.bitmask8);
+c.emit(op.localTee, M).open(op.if);
+c.get(E).get(M).emit(op.ctz, op.add).set(E);
+c.get(E).get(S).emit(op.gtU).open(op.if).get(S).set(E).close();
+c.br('found');
+c.close();
+c.get(E).i32(16).emit(op.add).set(E).br('search');
+c.close().close();
+c.i32(LINE_END).get(E).emit(op.i32Store, 2, 0);
+
+c.i32(TEMPLATE).set(T).i32(OFFSETS).set(K);
+c.open(op.loop, 'next');
+c.get(T).emit(op.load8u, 0, 0).set(C);
+// The template's end: the line must end here too.
+c.get(C).i32(END).emit(op.eq).open(op.if).get(P).get(E).emit(op.eq, op.return).close();
+c.get(C).i32(STRING).emit(op.eq).open(op.if);
+{
+  storeAtK(0, () => c.get(P));
+  stringBody();
+  storeAtK(4, () => c.get(P));
+  nextValue();
+}
+c.close();
+c.get(C).i32(INTEGER).emit(op.eq).open(op.if);
+{
+  storeAtK(0, () => c.get(P));
+  nextByte();
+  c.i32(0x30).emit(op.eq).open(op.if);
+  advance(P); // a lone 0
+  c.emit(op.else);
+  c.i32(0).set(D);
+  c.open(op.block, 'digits-end').open(op.loop, 'digits');
+  c.get(P).get(E).emit(op.geU).br('digits-end', true);
+  c.byteAt(P).i32(0x30).emit(op.sub).i32(9).emit(op.gtU).br('digits-end', true);
+  advance(P);
+  advance(D);
+  c.br('digits');
+  c.close().close();
+  // One to fifteen digits, and the first is not 0 (checked above).
+  c.get(D).emit(op.eqz).get(D).i32(15).emit(op.gtU, op.or).open(op.if);
+  fail();
+  c.close();
+  c.close();
+  storeAtK(4, () => c.get(P));
+  nextValue();
+}
+c.close();
+c.get(C).i32(NULL_OR_STRING).emit(op.eq).open(op.if);
+{
+  nextByte();
+  c.i32(0x22).emit(op.eq).open(op.if);
+  advance(P);
+  storeAtK(0, () => c.get(P));
+  stringBody();
+  storeAtK(4, () => c.get(P));
+  advance(P); // the closing quote
+  c.emit(op.else);
+  // "null", read as one little-endian word
+  c.get(P).i32(4).emit(op.add).get(E).emit(op.gtU).open(op.if);
+  fail();
+  c.close();
+  c.get(P).emit(op.i32Load, 0, 0).i32(0x6c6c756e).emit(op.ne).open(op.if);
+  fail();
+  c.close();
+  c.get(P).i32(4).emit(op.add).set(P);
+  storeAtK(0, () => c.i32(-1));
+  storeAtK(4, () => c.i32(-1));
+  c.close();
+  nextValue();
+}
+c.close();
+// A byte of the template itself.
+nextByte();
+c.get(C).emit(op.ne).open(op.if);
+fail();
+c.close();
+advance(P);
+advance(T);
+c.br('next');
+c.close(); // next
+c.i32(0).emit(op.end);
+
+const body = [2, 7, I32, 5, V128, ...c.bytes];
+const wasm = Uint8Array.from([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
+  ...section(3, [1, 0]),
+  ...section(5, [1, 0x00, 1]),
+  ...section(7, [2, ...name('memory'), 2, 0, ...name('line'), 0, 0]),
+  ...section(10, [1, ...uleb(body.length), ...body]),
+]);
+
+let compiled: object | null | undefined;
+
+// The contract's names as bytes: a value written exactly so is that name, with no decoding.
+const asBytes = (names: readonly string[]) => names.map((n) => Buffer.from(n, 'utf8'));
+const TYPE_BYTES = asBytes(OBSERVATION_TYPES);
+const SEVERITY_BYTES = asBytes(SEVERITIES);
+const ACTION_BYTES = asBytes(ACTIONS);
+
+/** Buffer's decoder behind toString('utf8', start, end), present since Node's early days. */
+interface Utf8Slicing {
+  utf8Slice(start: number, end: number): string;
+}
+
+/** A line's values as JSON.parse would give them, for the same checks (see record.ts). */
+export type CanonicalValues = Record<(typeof FIELDS)[number] | 'valid', unknown>;
+
+export interface RecordScanner {
+  /** Reads a whole file into the scanner's memory; returns a view of memory up to its end. */
+  load(fd: number, size: number): Buffer;
+  /** The values of the line at `start` (ending at its '\n' or at `stop`), when it is in ralph's
+   *  own form; then lineEnd() tells where the line ended, whatever the answer. */
+  read(start: number, stop: number): CanonicalValues | undefined;
+  lineEnd(): number;
+}
+
+/** A scanner with its own memory, or undefined where WebAssembly is not available. */
+export function createRecordScanner(): RecordScanner | undefined {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (compiled === undefined) {
+    try {
+      compiled = api?.validate(wasm) ? new api.Module(wasm) : null;
+    } catch {
+      compiled = null;
+    }
+  }
+  if (!api || compiled === null) return undefined;
+  const exports = new api.Instance(compiled, {}).exports as {
+    memory: { buffer: ArrayBuffer; grow(pages: number): number };
+    line(pos: number, stop: number): number;
+  };
+  const memory = exports.memory;
+  Buffer.from(memory.buffer).write(TEMPLATE_TEXT, TEMPLATE, 'latin1');
+  let view = Buffer.from(memory.buffer);
+  let offsets = new Int32Array(memory.buffer, OFFSETS, FIELDS.length * 2 + 1);
+  // The run and plan of the last line read: a log's lines nearly all share them.
+  let runAt = -1;
+  let runEnd = -1;
+  let run = '';
+  let planAt = -1;
+  let planEnd = -1;
+  let plan = '';
+
+  const same = (a: number, aEnd: number, b: number, bEnd: number): boolean => {
+    if (aEnd - a !== bEnd - b || a < 0) return false;
+    for (let i = 0; i < aEnd - a; i++) if (view[a + i] !== view[b + i]) return false;
+    return true;
+  };
+    // Buffer's own decoder, without toString()'s argument checks: a tenth of the read time.
+  const text = (at: number): string => (view as unknown as Utf8Slicing).utf8Slice(offsets[at]!, offsets[at + 1]!);
+  /** One of `names` when the value at `at` is written exactly as it, else the value decoded. */
+  const nameOf = (at: number, names: readonly Uint8Array[], strings: readonly string[]): string => {
+    const from = offsets[at]!;
+    const length = offsets[at + 1]! - from;
+    next: for (let k = 0; k < names.length; k++) {
+      const n = names[k]!;
+      if (n.length !== length) continue;
+      for (let i = 0; i < length; i++) if (view[from + i] !== n[i]) continue next;
+      return strings[k]!;
+    }
+    return text(at);
+  };
+
+  return {
+    load(fd, size) {
+      const needed = INPUT + size;
+      if (needed + SLACK > memory.buffer.byteLength) {
+        memory.grow(Math.ceil((needed + SLACK - memory.buffer.byteLength) / PAGE));
+        offsets = new Int32Array(memory.buffer, OFFSETS, FIELDS.length * 2 + 1);
+      }
+      view = Buffer.from(memory.buffer, 0, needed);
+      for (let got = 0; got < size; ) {
+        const n = readSync(fd, view, INPUT + got, size - got, null);
+        if (n === 0) {
+          view = Buffer.from(memory.buffer, 0, INPUT + got);
+          break;
+        }
+        got += n;
+      }
+      runAt = planAt = -1;
+      return view;
+    },
+    lineEnd: () => offsets[FIELDS.length * 2]!,
+    read(start, stop) {
+      if (exports.line(start, stop) === 0) return undefined;
+      const o = offsets;
+      if (!same(runAt, runEnd, o[0]!, o[1]!)) {
+        run = text(0);
+        runAt = o[0]!;
+        runEnd = o[1]!;
+      }
+      if (!same(planAt, planEnd, o[2]!, o[3]!)) {
+        plan = text(2);
+        planAt = o[2]!;
+        planEnd = o[3]!;
+      }
+      let iteration = 0;
+      for (let i = o[4]!; i < o[5]!; i++) iteration = iteration * 10 + view[i]! - 0x30;
+      return {
+        run,
+        plan,
+        iteration,
+        at: text(6),
+        valid: true,
+        type: nameOf(8, TYPE_BYTES, OBSERVATION_TYPES),
+        severity: nameOf(10, SEVERITY_BYTES, SEVERITIES),
+        title: text(12),
+        detail: text(14),
+        file: o[16] === -1 ? null : text(16),
+        action: nameOf(18, ACTION_BYTES, ACTIONS),
+      };
+    },
+  };
+}

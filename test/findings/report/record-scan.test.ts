@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
+import { buildReport } from '../../../src/findings/report/index.js';
+import { createRecordScanner, INPUT } from '../../../src/findings/report/record-scan.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ralph-record-scan-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Every line of `bytes` through the scanner: its values (or undefined) and where it ended. */
+function scanLines(bytes: Buffer): { values: unknown; line: Buffer }[] {
+  const scanner = createRecordScanner();
+  if (scanner === undefined) throw new Error('no WebAssembly here');
+  const path = join(dir, 'log.jsonl');
+  writeFileSync(path, bytes);
+  const fd = openSync(path, 'r');
+  const view = scanner.load(fd, bytes.length);
+  closeSync(fd);
+  const out: { values: unknown; line: Buffer }[] = [];
+  for (let at = INPUT; at < view.length; ) {
+    const values = scanner.read(at, view.length);
+    const end = scanner.lineEnd();
+    out.push({ values, line: Buffer.from(view.subarray(at, end)) });
+    at = end + 1;
+  }
+  return out;
+}
+
+// Text that exercises what JSON escapes and what UTF-8 encodes: quotes, backslashes, controls,
+// non-ASCII, astral characters, lone surrogates (written as \u escapes by JSON.stringify).
+const text = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\t', '\u0001', '/', 'é', '😀', '\ud800', ' '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 40 });
+const plain = fc.string({ unit: fc.constantFrom('a', 'B', '1', ' ', ':', '-', '.', 'é', '😀', '<', '&'), maxLength: 60 });
+const record = fc.record({
+  run: fc.oneof(plain, text),
+  plan: fc.oneof(plain, text),
+  iteration: fc.oneof(fc.nat({ max: 1000 }), fc.constantFrom(0, 123456789012345, 1234567890123456, 1e21, -1, 1.5), fc.constant(null)),
+  at: fc.oneof(fc.constant('2026-01-01T00:00:00.000Z'), plain),
+  valid: fc.constant(true),
+  type: fc.oneof(fc.constantFrom(...OBSERVATION_TYPES), plain),
+  severity: fc.oneof(fc.constantFrom(...SEVERITIES), plain),
+  title: fc.oneof(plain, text),
+  detail: fc.oneof(plain, text, fc.string({ maxLength: 400 })),
+  file: fc.oneof(fc.constant(null), plain, text),
+  action: fc.oneof(fc.constantFrom(...ACTIONS), plain),
+});
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** What can happen to a line between ralph writing it and the report reading it. */
+const mutation = fc.constantFrom('none', 'none', 'crlf', 'spaces', 'reordered', 'invalid', 'truncated', 'extra');
+function lineOf(r: Record<string, unknown>, how: string): string {
+  const json = JSON.stringify(r);
+  switch (how) {
+    case 'crlf':
+      return `${json}\r`;
+    case 'spaces':
+      return JSON.stringify(r, null, 1).replace(/\n/g, ' ');
+    case 'reordered':
+      return JSON.stringify({ title: r.title, ...r });
+    case 'invalid':
+      return JSON.stringify({ ...r, valid: false, raw: '<observation>', error: 'why' });
+    case 'truncated':
+      return json.slice(0, Math.max(1, json.length - 3));
+    case 'extra':
+      return `${json.slice(0, -1)},"more":1}`;
+    default:
+      return json;
+  }
+}
+
+describe('record scanner', () => {
+  it('reads a line ralph writes, plain text in every field, as JSON.parse does', () => {
+    const r = { run: 'r1', plan: 'p', iteration: 3, at: '2026-01-01T00:00:00.000Z', valid: true, type: 'bug', severity: 'high', title: 'Null ✓ 😀', detail: 'd', file: null, action: 'none' };
+    const [line] = scanLines(Buffer.from(`${JSON.stringify(r)}\n`));
+    expect(line!.values).toEqual(r);
+    const [withFile] = scanLines(Buffer.from(JSON.stringify({ ...r, file: 'src/a.ts' })));
+    expect(withFile!.values).toEqual({ ...r, file: 'src/a.ts' });
+  });
+
+  it('gives every line either JSON.parse\'s values or none, and finds every line end', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(record, mutation), { minLength: 1, maxLength: 30 }), fc.boolean(), (lines, finalNewline) => {
+        // As read back: a truncated line may end in half a surrogate pair, which UTF-8 cannot hold.
+        const texts = lines.map(([r, how]) => Buffer.from(lineOf(r, how)).toString('utf8'));
+        const scanned = scanLines(Buffer.from(texts.join('\n') + (finalNewline ? '\n' : '')));
+        expect(scanned.map((s) => s.line.toString('utf8'))).toEqual(texts);
+        for (const [i, s] of scanned.entries()) {
+          if (s.values === undefined) continue;
+          expect(s.values).toEqual(JSON.parse(texts[i]!));
+        }
+        // Lines ralph writes whose strings need no escapes are all read by the scanner.
+        for (const [i, [r, how]] of lines.entries()) {
+          const strings = Object.values(r).filter((v): v is string => typeof v === 'string');
+          // JSON.stringify escapes quotes, backslashes, controls and lone surrogates.
+          const canonical = how === 'none' && strings.every((v) => !LONE_SURROGATE.test(v) && !/["\\\u0000-\u001f]/.test(v));
+          const integer = Number.isInteger(r.iteration) && (r.iteration as number) >= 0 && (r.iteration as number) < 1e15;
+          if (canonical && integer) expect(scanned[i]!.values).toBeDefined();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('builds the same report as JSON.parse over logs with every kind of line, and invalid UTF-8', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(fc.tuple(record, mutation), { maxLength: 12 }), { minLength: 1, maxLength: 4 }), fc.uint8Array({ maxLength: 6 }), async (runs, junk) => {
+        const root = await mkdtemp(join(dir, 'runs-'));
+        for (const [k, lines] of runs.entries()) {
+          await mkdir(join(root, `run-${k}`));
+          const body = Buffer.concat([Buffer.from(lines.map(([r, how]) => lineOf(r, how)).join('\n')), Buffer.from('\n'), Buffer.from(junk), Buffer.from('\n\uFEFF{}\n')]);
+          await writeFile(join(root, `run-${k}`, 'findings.jsonl'), k === 0 ? Buffer.concat([Buffer.from('\uFEFF'), body]) : body);
+        }
+        const now = new Date('2026-02-01T00:00:00.000Z');
+        const scanned = await buildReport({ runsDir: root, now });
+        const parsed = await buildReport({ runsDir: root, now, scan: false });
+        expect(scanned).toEqual(parsed);
+        await rm(root, { recursive: true, force: true });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('takes a log bigger than its memory so far, and then a smaller one', () => {
+    const r = { run: 'r', plan: 'p', iteration: 1, at: 'a', valid: true, type: 'bug', severity: 'low', title: 't', detail: 'x'.repeat(200_000), file: null, action: 'none' };
+    const big = scanLines(Buffer.from(`${JSON.stringify(r)}\n`.repeat(3)));
+    expect(big.map((s) => (s.values as { detail: string }).detail.length)).toEqual([200_000, 200_000, 200_000]);
+    const small = scanLines(Buffer.from(JSON.stringify({ ...r, detail: 'd' })));
+    expect(small[0]!.values).toEqual({ ...r, detail: 'd' });
+  });
+});
