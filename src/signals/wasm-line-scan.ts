@@ -5,7 +5,7 @@
 // the claim. The module is assembled below from its text form, so it can be read and reviewed; a
 // differential property test holds it to the JavaScript version.
 
-import { Code, I32, op, section, name, simd, slebBig, uleb, V128, type WasmApi } from '../util/wasm-assembler.js';
+import { Code, I32, op, section, name, simd, slebBig, uleb, V128, instantiator } from '../util/wasm-assembler.js';
 import { SIGNIFICANT_FIRST_BYTES, SPACE, TAB } from './bytes.js';
 
 /** Bytes a scanner holds at once; longer chunks are fed to it in pieces. */
@@ -186,24 +186,16 @@ export interface WasmLineScan {
   readonly results: Int32Array;
 }
 
-let compiled: object | null | undefined;
+const instance = instantiator<{
+  memory: { buffer: ArrayBuffer };
+  scan: WasmLineScan['scan'];
+  findTag: WasmLineScan['findTag'];
+}>(bytes);
 
 /** A scanner with its own memory, or undefined where WebAssembly SIMD is not available. */
 export function createWasmLineScan(): WasmLineScan | undefined {
-  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (compiled === undefined) {
-    try {
-      compiled = api?.validate(bytes) ? new api.Module(bytes) : null;
-    } catch {
-      compiled = null;
-    }
-  }
-  if (!api || compiled === null) return undefined;
-  const exports = new api.Instance(compiled, {}).exports as {
-    memory: { buffer: ArrayBuffer };
-    scan: WasmLineScan['scan'];
-    findTag: WasmLineScan['findTag'];
-  };
+  const exports = instance();
+  if (exports === undefined) return undefined;
   // The memory never grows, so these views stay valid.
   const scratch = Buffer.from(exports.memory.buffer, 0, SCAN_CAPACITY);
   const table = new Uint8Array(exports.memory.buffer, FIRST_BYTE_TABLE, 256);

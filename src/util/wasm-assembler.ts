@@ -98,3 +98,23 @@ export interface WasmApi {
   Instance: new (module: object, imports: object) => { exports: unknown };
 }
 
+
+/**
+ * Compiles `bytes` at the first call and makes a new instance (with its own memory) at each;
+ * undefined where WebAssembly, or a feature the module uses such as SIMD, is not available.
+ */
+export function instantiator<T>(bytes: Uint8Array): () => T | undefined {
+  let compiled: object | null | undefined;
+  return () => {
+    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+    if (compiled === undefined) {
+      try {
+        compiled = api?.validate(bytes) ? new api.Module(bytes) : null;
+      } catch {
+        compiled = null;
+      }
+    }
+    if (!api || compiled === null) return undefined;
+    return new api.Instance(compiled, {}).exports as T;
+  };
+}

@@ -11,14 +11,16 @@ export const REPORT_SCRIPT = `
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var pick = function (id) { return document.getElementById(id); };
-  var fill = function (id, values) {
+  // Severities in their own order; types, actions and plans (listed as the rows first name
+  // them) alphabetically.
+  var fill = function (id, values, sorted) {
     var select = pick(id);
-    values.forEach(function (v) { select.add(new Option(v, v)); });
+    (sorted ? values.slice().sort() : values).forEach(function (v) { select.add(new Option(v, v)); });
   };
-  fill('f-severity', data.severities);
-  fill('f-type', data.types);
-  fill('f-action', data.actions);
-  fill('f-plan', data.plans);
+  fill('f-severity', data.severities, false);
+  fill('f-type', data.types, true);
+  fill('f-action', data.actions, true);
+  fill('f-plan', data.plans, true);
   var F = data.findings, W = data.width, total = F.length / W, PAGE = data.page;
   var body = document.querySelector('#findings-table tbody');
   var shown = pick('shown'), more = pick('more');

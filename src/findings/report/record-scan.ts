@@ -11,7 +11,7 @@
 
 import { readSync } from 'node:fs';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../contract.js';
-import { Code, I32, op, section, name, simd, uleb, V128, type WasmApi } from '../../util/wasm-assembler.js';
+import { Code, I32, op, section, name, simd, uleb, V128, instantiator } from '../../util/wasm-assembler.js';
 
 const PAGE = 1 << 16;
 /** i8x16.lt_u: which lanes are below another's, unsigned. */
@@ -208,7 +208,10 @@ const wasm = Uint8Array.from([
   ...section(10, [1, ...uleb(body.length), ...body]),
 ]);
 
-let compiled: object | null | undefined;
+const instance = instantiator<{
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  line(pos: number, stop: number): number;
+}>(wasm);
 
 // The contract's names as bytes: a value written exactly so is that name, with no decoding.
 const asBytes = (names: readonly string[]) => names.map((n) => Buffer.from(n, 'utf8'));
@@ -235,19 +238,8 @@ export interface RecordScanner {
 
 /** A scanner with its own memory, or undefined where WebAssembly is not available. */
 export function createRecordScanner(): RecordScanner | undefined {
-  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (compiled === undefined) {
-    try {
-      compiled = api?.validate(wasm) ? new api.Module(wasm) : null;
-    } catch {
-      compiled = null;
-    }
-  }
-  if (!api || compiled === null) return undefined;
-  const exports = new api.Instance(compiled, {}).exports as {
-    memory: { buffer: ArrayBuffer; grow(pages: number): number };
-    line(pos: number, stop: number): number;
-  };
+  const exports = instance();
+  if (exports === undefined) return undefined;
   const memory = exports.memory;
   Buffer.from(memory.buffer).write(TEMPLATE_TEXT, TEMPLATE, 'latin1');
   let view = Buffer.from(memory.buffer);

@@ -91,8 +91,10 @@ export function* htmlChunks(report: Report): Generator<string> {
     );
   }
   parts.push('</tbody>\n</table>\n');
-  const { head, row } = tableData(report);
-  parts.push(`<script type="application/json" id="report-data">${jsonForScript(head).slice(0, -1)},"findings":[`);
+  // The findings go first and the lists they index come after them: one pass names the types,
+  // actions, plans and runs as it writes the rows (the page reads the block as a whole).
+  const { row, head } = tableData(report);
+  parts.push('<script type="application/json" id="report-data">{"findings":[');
   yield parts.join('');
   // A small packed array per slice: one flat array of every value was holey (JSON.stringify took
   // it at half speed) and, at 620,000 values for 100,000 findings, big enough to be costly itself.
@@ -101,7 +103,7 @@ export function* htmlChunks(report: Report): Generator<string> {
     for (const g of slice) row(g, values);
     return jsonForScript(values);
   });
-  yield ']}</script>\n';
+  yield `],${jsonForScript(head()).slice(1)}</script>\n`;
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
 }
 
@@ -115,55 +117,54 @@ const WIDTH = 9;
  * severity, type and action (indexes into `severities`, `types`, `actions`), title, detail, file
  * (or null), count, runs and plans (an index into `runs` / `plans`, or an array of them).
  * Flat and numeric because serialising 100,000 findings costs per value: no repeated keys, and
- * a run name is written once, not once per finding it appears in.
+ * a run name is written once, not once per finding it appears in. Types, actions, plans and
+ * runs are listed in the order the rows first name them; head() lists them once every row is out.
  */
-function tableData(report: Report): { head: Record<string, unknown>; row: (g: FindingGroup, out: unknown[]) => void } {
+function tableData(report: Report): { row: (g: FindingGroup, out: unknown[]) => void; head: () => Record<string, unknown> } {
   const s = report.summary;
   const severities = SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0);
+  const severityIndex = new Map<string, number>(severities.map((v, i) => [v, i]));
+  const [types, actions, plans, runs] = [names(), names(), names(), names()];
   // Findings come sorted by severity, type and action, and groups seen in one run or one plan
-  // share that list: remembering the last list seen skips nearly all of them.
-  const types = new Set<string>();
-  const actions = new Set<string>();
-  const planSet = new Set<string>();
-  // Runs in the order the findings name them (ids are positions in this list).
-  const runIndex = new Map<string, number>();
-  let seenPlans: readonly string[] | null = null;
-  let seenRuns: readonly string[] | null = null;
-  for (const g of report.findings) {
-    types.add(g.type);
-    actions.add(g.action);
-    if (g.plans !== seenPlans) {
-      seenPlans = g.plans;
-      for (const p of g.plans) planSet.add(p);
-    }
-    if (g.runs !== seenRuns) {
-      seenRuns = g.runs;
-      for (const r of g.runs) if (!runIndex.has(r)) runIndex.set(r, runIndex.size);
-    }
-  }
-  const typeList = [...types].sort();
-  const actionList = [...actions].sort();
-  const plans = [...planSet].sort();
-  const sevId = lastLookup(indexOf(severities));
-  const typeId = lastLookup(indexOf(typeList));
-  const actionId = lastLookup(indexOf(actionList));
-  const planIndex = indexOf(plans);
-  const planIds = lastListLookup((p) => planIndex.get(p)!);
-  const runIds = lastListLookup((name) => runIndex.get(name)!);
-  const row = (g: FindingGroup, out: unknown[]): void => {
-    out.push(sevId(g.severity), typeId(g.type), actionId(g.action), g.title, g.detail, g.file, g.count, runIds(g.runs), planIds(g.plans));
+  // share that list: remembering the last lookup skips nearly all of them.
+  const sevId = lastLookup((sev) => severityIndex.get(sev)!);
+  const typeId = lastLookup(types.id);
+  const actionId = lastLookup(actions.id);
+  const planIds = lastListLookup(plans.id);
+  const runIds = lastListLookup(runs.id);
+  return {
+    row(g, out) {
+      out.push(sevId(g.severity), typeId(g.type), actionId(g.action), g.title, g.detail, g.file, g.count, runIds(g.runs), planIds(g.plans));
+    },
+    head: () => ({ severities, types: types.list, actions: actions.list, plans: plans.list, runs: runs.list, width: WIDTH, page: HTML_PAGE_ROWS }),
   };
-  const head = { severities, types: typeList, actions: actionList, plans, runs: [...runIndex.keys()], width: WIDTH, page: HTML_PAGE_ROWS };
-  return { head, row };
 }
 
-function lastLookup(index: Map<string, number>): (key: string) => number {
+/** Names numbered in the order they are first asked for. */
+function names(): { list: string[]; id: (name: string) => number } {
+  const list: string[] = [];
+  const ids = new Map<string, number>();
+  return {
+    list,
+    id(name) {
+      let id = ids.get(name);
+      if (id === undefined) {
+        id = list.length;
+        list.push(name);
+        ids.set(name, id);
+      }
+      return id;
+    },
+  };
+}
+
+function lastLookup(id: (key: string) => number): (key: string) => number {
   let last = '';
   let value = -1;
   return (key) => {
     if (key !== last || value === -1) {
       last = key;
-      value = index.get(key)!;
+      value = id(key);
     }
     return value;
   };
@@ -182,9 +183,6 @@ function lastListLookup(id: (name: string) => number): (names: readonly string[]
   };
 }
 
-function indexOf(values: readonly string[]): Map<string, number> {
-  return new Map(values.map((v, i) => [v, i]));
-}
 
 /** Distinct findings per severity as horizontal bars; presentation attributes only (no style=). */
 function severityChart(report: Report): string {
