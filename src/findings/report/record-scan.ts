@@ -257,7 +257,7 @@ export function createRecordScanner(): RecordScanner | undefined {
     for (let i = 0; i < aEnd - a; i++) if (view[a + i] !== view[b + i]) return false;
     return true;
   };
-    // Buffer's own decoder, without toString()'s argument checks: a tenth of the read time.
+  // Buffer's own decoder, without toString()'s argument checks: a tenth of the read time.
   const text = (at: number): string => (view as unknown as Utf8Slicing).utf8Slice(offsets[at]!, offsets[at + 1]!);
   /** One of `names` when the value at `at` is written exactly as it, else the value decoded. */
   const nameOf = (at: number, names: readonly Uint8Array[], strings: readonly string[]): string => {
