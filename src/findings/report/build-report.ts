@@ -109,7 +109,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         // memory for 100,000 findings, and garbage collections to give it back.
         const size = statSync(loc.findings).size;
         if (size > READ_WHOLE_MAX_BYTES) await forEachLine(loc.findings, handlers, maxLineChars);
-        else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n) => take(parseFindingValue(values, fallbackRun), n));
+        else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n) => take(parseFindingValue(values, fallbackRun, true), n));
         else forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
       } catch (error) {
         problems.push({ file, message: `cannot read findings log: ${(error as Error).message}` });

@@ -87,6 +87,17 @@ function orderOf(severity: Severity, typeId: number, action: Action): number {
 }
 
 
+/**
+ * Groups whose strings are known to need no escaping in JSON: every occurrence they were taken
+ * from was FindingRecord.plain. A group not in it (one seen otherwise, or made elsewhere) is
+ * escaped as usual; weak, so it holds nothing alive.
+ */
+const PLAIN = new WeakSet<FindingGroup>();
+
+export function isPlain(g: FindingGroup): boolean {
+  return PLAIN.has(g);
+}
+
 // Shared, never mutated (FindingGroup.runs is readonly); not frozen, because JSON.stringify takes
 // a slow path for frozen arrays.
 const EMPTY: readonly string[] = [];
@@ -145,7 +156,7 @@ export class FindingGrouper {
   private create(r: FindingRecord, typeId: number, hash: number, slot: number): void {
     const i = this.list.length;
     if (i === this.hashes.length) this.growArrays();
-    this.list.push({
+    const g: FindingGroup = {
       type: r.type,
       severity: r.severity,
       action: r.action,
@@ -157,7 +168,9 @@ export class FindingGrouper {
       plans: this.planList(r.plan),
       firstAt: r.at,
       lastAt: r.at,
-    });
+    };
+    this.list.push(g);
+    if (r.plain === true) PLAIN.add(g);
     this.hashes[i] = hash;
     this.typeIds[i] = typeId;
     this.seen[i] = 1;
@@ -176,6 +189,7 @@ export class FindingGrouper {
     }
     g.count += 1;
     this.seen[i] = this.seen[i]! + 1;
+    if (r.plain !== true) PLAIN.delete(g);
     g.runs = withName(g.runs, this.runList(r.run));
     if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
     const ms = timeOf(r.at);

@@ -27,8 +27,11 @@ export function parseFindingLine(text: string, fallbackRun: string): ParsedLine 
   return parseFindingValue(value, fallbackRun);
 }
 
-/** The same for a line's value once parsed (by JSON.parse, or by record-scan.ts). */
-export function parseFindingValue(value: unknown, fallbackRun: string): ParsedLine {
+/**
+ * The same for a line's value once parsed (by JSON.parse, or by record-scan.ts). `plain`: its
+ * strings are known to need no escaping in JSON (FindingRecord.plain).
+ */
+export function parseFindingValue(value: unknown, fallbackRun: string, plain = false): ParsedLine {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'broken', reason: 'not a JSON object' };
   }
@@ -70,6 +73,7 @@ export function parseFindingValue(value: unknown, fallbackRun: string): ParsedLi
       detail: typeof o.detail === 'string' ? o.detail : '',
       file,
       action,
+      plain,
     },
   };
 }

@@ -1,6 +1,7 @@
 // The json format is the Report itself: a stable, documented shape (version 1), compact (it can
 // hold 100,000 findings; pipe it through jq to read it).
-import type { Report } from './types.js';
+import { isPlain } from './group.js';
+import type { FindingGroup, Report } from './types.js';
 
 /**
  * Findings serialised per chunk. One JSON.stringify of the whole report builds a 30 MB rope that
@@ -32,6 +33,37 @@ export function* jsonChunks(report: Report): Generator<string> {
   const { findings, invalid, brokenLines, runs, problems, ...head } = report;
   const opening = JSON.stringify(head);
   yield `${opening.slice(0, -1)},"findings":[`;
-  yield* arrayElements(findings, FINDINGS_PER_CHUNK, (slice) => JSON.stringify(slice));
+  yield* arrayElements(findings, FINDINGS_PER_CHUNK, groupsJson());
   yield `],"invalid":${JSON.stringify(invalid)},"brokenLines":${JSON.stringify(brokenLines)},"runs":${JSON.stringify(runs)},"problems":${JSON.stringify(problems)}}\n`;
+}
+
+/**
+ * JSON.stringify for a slice of findings. A group whose strings need no escaping (isPlain) is
+ * written from a template, keys in FindingGroup's order: that was a third of the serialising
+ * time; any other group goes to JSON.stringify. Run and plan lists, shared by many groups, are
+ * serialised once each.
+ */
+function groupsJson(): (slice: FindingGroup[]) => string {
+  const lists = new Map<readonly string[], string>();
+  const list = (names: readonly string[]): string => {
+    let json = lists.get(names);
+    if (json === undefined) {
+      json = JSON.stringify(names);
+      lists.set(names, json);
+    }
+    return json;
+  };
+  return (slice) => {
+    let out = '[';
+    for (let i = 0; i < slice.length; i++) {
+      const g = slice[i]!;
+      if (i > 0) out += ',';
+      out += isPlain(g)
+        ? `{"type":"${g.type}","severity":"${g.severity}","action":"${g.action}","title":"${g.title}","detail":"${g.detail}",` +
+          `"file":${g.file === null ? 'null' : `"${g.file}"`},"count":${g.count},"runs":${list(g.runs)},"plans":${list(g.plans)},` +
+          `"firstAt":"${g.firstAt}","lastAt":"${g.lastAt}"}`
+        : JSON.stringify(g);
+    }
+    return `${out}]`;
+  };
 }

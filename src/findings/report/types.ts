@@ -15,6 +15,9 @@ export interface FindingRecord {
   detail: string;
   file: string | null;
   action: Action;
+  /** Its strings need no escaping in JSON (read from a line whose strings had none, see
+   *  record-scan.ts), so they can be written out as they are. */
+  plain?: boolean;
 }
 
 /** An observation the agent wrote that did not parse or validate (`"valid": false`). */

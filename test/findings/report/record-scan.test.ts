@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
-import { buildReport } from '../../../src/findings/report/index.js';
+import { buildReport, renderJson } from '../../../src/findings/report/index.js';
 import { createRecordScanner, INPUT } from '../../../src/findings/report/record-scan.js';
 
 let dir: string;
@@ -121,10 +121,24 @@ describe('record scanner', () => {
         const scanned = await buildReport({ runsDir: root, now });
         const parsed = await buildReport({ runsDir: root, now, scan: false });
         expect(scanned).toEqual(parsed);
+        // Groups read from plain lines are written from a template: it must be JSON.stringify's text.
+        expect(renderJson(scanned)).toBe(`${JSON.stringify(scanned)}\n`);
         await rm(root, { recursive: true, force: true });
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('writes a finding seen plain and then with escapes as JSON.stringify does', async () => {
+    const root = await mkdtemp(join(dir, 'mixed-'));
+    await mkdir(join(root, 'r1'));
+    const base = { run: 'r1', plan: 'p', iteration: 1, at: '2026-01-01T00:00:00.000Z', valid: true, type: 'bug', severity: 'low', title: 'Same finding', detail: 'plain', file: 'a.ts', action: 'none' };
+    const later = { ...base, at: '2026-01-02T00:00:00.000Z', detail: 'has "quotes", a \\ and\na new line </script>' };
+    await writeFile(join(root, 'r1', 'findings.jsonl'), `${JSON.stringify(base)}\n${JSON.stringify(later)}\n`);
+    const report = await buildReport({ runsDir: root });
+    expect(report.findings).toHaveLength(1);
+    expect(report.findings[0]!.detail).toBe(later.detail);
+    expect(renderJson(report)).toBe(`${JSON.stringify(report)}\n`);
   });
 
   it('takes a log bigger than its memory so far, and then a smaller one', () => {
