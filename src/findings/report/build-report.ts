@@ -1,16 +1,16 @@
 // Reads every run below a folder and folds it into a Report: the one data structure all three
 // formats render.
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { RUN_FILES } from '../../contract.js';
 import type { Problem } from '../../errors.js';
 import { discoverRuns } from './discover.js';
 import { compileFilters, type CompiledFilters } from './filters.js';
 import { FindingGrouper } from './group.js';
-import { DEFAULT_MAX_LINE_CHARS, deliverLine, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
+import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
 import { readRunResult } from './read-run.js';
 import { parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
-import { createRecordScanner, INPUT, type CanonicalValues, type RecordScanner } from './record-scan.js';
+import { createRecordScanner, scanLog } from './record-scan.js';
 import {
   MAX_LISTED_BROKEN,
   MAX_LISTED_INVALID,
@@ -104,9 +104,9 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
       };
       try {
         // A typical log (~100 KB) is read in one synchronous call: a chain of async reads per file
-        // cost more than parsing it. Big logs are streamed so memory stays bounded.
-        // Read as text in one step: a Buffer per log, only to be decoded, was 40 MB of external
-        // memory for 100,000 findings, and garbage collections to give it back.
+        // cost more than parsing it. Big logs are streamed so memory stays bounded. Read whole,
+        // a log goes into the scanner's memory (reused from log to log) as bytes; without
+        // WebAssembly it is read as text in one step.
         const size = statSync(loc.findings).size;
         if (size > READ_WHOLE_MAX_BYTES) await forEachLine(loc.findings, handlers, maxLineChars);
         else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n) => take(parseFindingValue(values, fallbackRun, true), n));
@@ -156,38 +156,6 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     runs,
     problems,
   };
-}
-
-/**
- * A log read whole into the scanner's memory: lines in ralph's own form go to `record` as
- * values, any other line is decoded and goes to the handlers as forEachLineIn would give it.
- */
-function scanLog(
-  scanner: RecordScanner,
-  path: string,
-  size: number,
-  handlers: LineHandlers,
-  maxLineChars: number,
-  record: (values: CanonicalValues, lineNumber: number) => void,
-): void {
-  const fd = openSync(path, 'r');
-  let view: Buffer;
-  try {
-    view = scanner.load(fd, size);
-  } finally {
-    closeSync(fd);
-  }
-  const stop = view.length;
-  let n = 0;
-  for (let at = INPUT; at < stop; ) {
-    n += 1;
-    const values = scanner.read(at, stop);
-    const end = scanner.lineEnd();
-    // A line longer in bytes than the limit may still be short enough in characters.
-    if (values !== undefined && end - at <= maxLineChars) record(values, n);
-    else deliverLine(view.toString('utf8', at, end), n, handlers, maxLineChars);
-    at = end + 1;
-  }
 }
 
 /** A run's file as shown to the user: relative to the runs folder, `/`-separated. */

@@ -4,13 +4,14 @@
 // 100,000 findings that garbage, and the collections it brings while the report's groups grow,
 // cost more than the rest of `ralph report`. A line written by FindingsLog (JSON.stringify of a
 // valid record, keys in their fixed order, strings without escapes) is matched here by a small
-// WebAssembly function against a template of the line, byte by byte, and only the values that
-// are needed are decoded. Every other line (escapes, another key order, whitespace, a null
+// WebAssembly function against a template of the line (keys byte by byte, string bodies and the
+// line's end 16 bytes at a time), and only the values that are needed are decoded. Every other line (escapes, another key order, whitespace, a null
 // iteration, an invalid record, a byte order mark, CRLF) is not matched and is decoded and given
 // to JSON.parse as before. A property test holds both ways to the same records.
 
-import { readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../contract.js';
+import { deliverLine, type LineHandlers } from './line-reader.js';
 import { Code, I32, op, section, name, simd, uleb, V128, instantiator } from '../../util/wasm-assembler.js';
 
 const PAGE = 1 << 16;
@@ -322,4 +323,36 @@ export function createRecordScanner(): RecordScanner | undefined {
       };
     },
   };
+}
+
+/**
+ * A log read whole into the scanner's memory: lines in ralph's own form go to `record` as
+ * values, any other line is decoded and goes to the handlers as forEachLineIn would give it.
+ */
+export function scanLog(
+  scanner: RecordScanner,
+  path: string,
+  size: number,
+  handlers: LineHandlers,
+  maxLineChars: number,
+  record: (values: CanonicalValues, lineNumber: number) => void,
+): void {
+  const fd = openSync(path, 'r');
+  let view: Buffer;
+  try {
+    view = scanner.load(fd, size);
+  } finally {
+    closeSync(fd);
+  }
+  const stop = view.length;
+  let n = 0;
+  for (let at = INPUT; at < stop; ) {
+    n += 1;
+    const values = scanner.read(at, stop);
+    const end = scanner.lineEnd();
+    // A line longer in bytes than the limit may still be short enough in characters.
+    if (values !== undefined && end - at <= maxLineChars) record(values, n);
+    else deliverLine(view.toString('utf8', at, end), n, handlers, maxLineChars);
+    at = end + 1;
+  }
 }

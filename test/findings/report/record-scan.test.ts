@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
 import { buildReport, renderJson } from '../../../src/findings/report/index.js';
 import { createRecordScanner, INPUT } from '../../../src/findings/report/record-scan.js';
+import { FindingsLog } from '../../../src/findings/findings-log.js';
+import { readFileSync } from 'node:fs';
 
 let dir: string;
 beforeAll(async () => {
@@ -82,6 +84,20 @@ describe('record scanner', () => {
     expect(line!.values).toEqual(r);
     const [withFile] = scanLines(Buffer.from(JSON.stringify({ ...r, file: 'src/a.ts' })));
     expect(withFile!.values).toEqual({ ...r, file: 'src/a.ts' });
+  });
+
+  it('reads what FindingsLog writes (if the writer changes its form, this fails first)', () => {
+    const path = join(dir, 'written.jsonl');
+    const log = new FindingsLog(path);
+    const record = { valid: true, type: 'stub', severity: 'medium', title: 'A stub', detail: 'Returns a constant.', file: 'src/a.ts', action: 'needs-implementation' };
+    log.append({ run: 'r1', plan: 'p1', iteration: 2, at: '2026-01-01T00:00:00.000Z', record });
+    log.append({ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:01.000Z', record: { ...record, file: null } });
+    log.close();
+    const lines = scanLines(readFileSync(path));
+    expect(lines.filter((l) => l.line.length > 0).map((l) => l.values)).toEqual([
+      { run: 'r1', plan: 'p1', iteration: 2, at: '2026-01-01T00:00:00.000Z', ...record },
+      { run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:01.000Z', ...record, file: null },
+    ]);
   });
 
   it('gives every line either JSON.parse\'s values or none, and finds every line end', () => {
