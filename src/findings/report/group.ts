@@ -9,7 +9,7 @@
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationType, type Severity } from '../../contract.js';
 import { severityRank } from './filters.js';
 import { timeOf } from './time-of.js';
-import type { FindingGroup, FindingRecord, SeverityCount } from './types.js';
+import { PLAIN_TEXT, type FindingGroup, type FindingRecord, type SeverityCount } from './types.js';
 
 const PUNCTUATION = /[\p{P}\p{S}]+/gu;
 const SPACES = /\s+/g;
@@ -87,16 +87,6 @@ function orderOf(severity: Severity, typeId: number, action: Action): number {
 }
 
 
-/**
- * Groups whose strings are known to need no escaping in JSON: every occurrence they were taken
- * from was FindingRecord.plain. A group not in it (one seen otherwise, or made elsewhere) is
- * escaped as usual; weak, so it holds nothing alive.
- */
-const PLAIN = new WeakSet<FindingGroup>();
-
-export function isPlain(g: FindingGroup): boolean {
-  return PLAIN.has(g);
-}
 
 // Shared, never mutated (FindingGroup.runs is readonly); not frozen, because JSON.stringify takes
 // a slow path for frozen arrays.
@@ -168,9 +158,9 @@ export class FindingGrouper {
       plans: this.planList(r.plan),
       firstAt: r.at,
       lastAt: r.at,
+      [PLAIN_TEXT]: r.plain === true ? true : undefined,
     };
     this.list.push(g);
-    if (r.plain === true) PLAIN.add(g);
     this.hashes[i] = hash;
     this.typeIds[i] = typeId;
     this.seen[i] = 1;
@@ -189,7 +179,7 @@ export class FindingGrouper {
     }
     g.count += 1;
     this.seen[i] = this.seen[i]! + 1;
-    if (r.plain !== true) PLAIN.delete(g);
+    if (r.plain !== true) g[PLAIN_TEXT] = undefined;
     g.runs = withName(g.runs, this.runList(r.run));
     if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
     const ms = timeOf(r.at);

@@ -1,7 +1,6 @@
 // The json format is the Report itself: a stable, documented shape (version 1), compact (it can
 // hold 100,000 findings; pipe it through jq to read it).
-import { isPlain } from './group.js';
-import type { FindingGroup, Report } from './types.js';
+import { PLAIN_TEXT, type FindingGroup, type Report } from './types.js';
 
 /**
  * Findings serialised per chunk. One JSON.stringify of the whole report builds a 30 MB rope that
@@ -38,7 +37,7 @@ export function* jsonChunks(report: Report): Generator<string> {
 }
 
 /**
- * JSON.stringify for a slice of findings. A group whose strings need no escaping (isPlain) is
+ * JSON.stringify for a slice of findings. A group whose strings need no escaping (PLAIN_TEXT) is
  * written from a template, keys in FindingGroup's order: that was a third of the serialising
  * time; any other group goes to JSON.stringify. Run and plan lists, shared by many groups, are
  * serialised once each.
@@ -58,7 +57,7 @@ function groupsJson(): (slice: FindingGroup[]) => string {
     for (let i = 0; i < slice.length; i++) {
       const g = slice[i]!;
       if (i > 0) out += ',';
-      out += isPlain(g)
+      out += g[PLAIN_TEXT] === true
         ? `{"type":"${g.type}","severity":"${g.severity}","action":"${g.action}","title":"${g.title}","detail":"${g.detail}",` +
           `"file":${g.file === null ? 'null' : `"${g.file}"`},"count":${g.count},"runs":${list(g.runs)},"plans":${list(g.plans)},` +
           `"firstAt":"${g.firstAt}","lastAt":"${g.lastAt}"}`

@@ -39,6 +39,13 @@ export interface BrokenLine {
   reason: string;
 }
 
+/**
+ * Marks a group whose strings need no escaping in JSON (every occurrence it was taken from was
+ * FindingRecord.plain), so the json format writes them as they are. Set by the grouper only; a
+ * symbol, so JSON and the formats never show it. Code that changes a group's strings must drop it.
+ */
+export const PLAIN_TEXT: unique symbol = Symbol('plain text');
+
 /** The same finding (type + normalised title + file) across every run that reported it. */
 export interface FindingGroup {
   type: ObservationType;
@@ -56,6 +63,7 @@ export interface FindingGroup {
   plans: readonly string[];
   firstAt: string;
   lastAt: string;
+  [PLAIN_TEXT]?: true | undefined;
 }
 
 export interface RunSummary {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
-import { buildReport, renderJson } from '../../../src/findings/report/index.js';
+import { buildReport, renderJson, type Report } from '../../../src/findings/report/index.js';
+import { PLAIN_TEXT } from '../../../src/findings/report/types.js';
 import { createRecordScanner, INPUT } from '../../../src/findings/report/record-scan.js';
 import { FindingsLog } from '../../../src/findings/findings-log.js';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The report without the grouper's mark of plain text (only the scanner's reading sets it). */
+const unmarked = (r: Report) => ({ ...r, findings: r.findings.map(({ [PLAIN_TEXT]: _plain, ...g }) => g) });
 
 /** Every line of `bytes` through the scanner: its values (or undefined) and where it ended. */
 function scanLines(bytes: Buffer): { values: unknown; line: Buffer }[] {
@@ -136,7 +140,7 @@ describe('record scanner', () => {
         const now = new Date('2026-02-01T00:00:00.000Z');
         const scanned = await buildReport({ runsDir: root, now });
         const parsed = await buildReport({ runsDir: root, now, scan: false });
-        expect(scanned).toEqual(parsed);
+        expect(unmarked(scanned)).toEqual(unmarked(parsed));
         // Groups read from plain lines are written from a template: it must be JSON.stringify's text.
         expect(renderJson(scanned)).toBe(`${JSON.stringify(scanned)}\n`);
         await rm(root, { recursive: true, force: true });
