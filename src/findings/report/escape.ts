@@ -14,7 +14,12 @@ const SCRIPT_SPECIAL = /[<>&\u2028\u2029]/g;
 
 /** JSON for a <script type="application/json"> block: no `</script>`, `<!--`, or JS line breaks. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(SCRIPT_SPECIAL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return scriptSafe(JSON.stringify(value));
+}
+
+/** The same for JSON text already written: `<`, `>`, `&` and JS line breaks as \\u escapes. */
+export function scriptSafe(json: string): string {
+  return json.replace(SCRIPT_SPECIAL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The URL, normalised, when it is an absolute https URL without credentials; otherwise null. */
