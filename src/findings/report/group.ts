@@ -114,6 +114,7 @@ export class FindingGrouper {
   private slots = new Int32Array(INITIAL_GROUPS * 2);
   /** One single-element array per run / plan name, shared by the groups that have only it. */
   private readonly single = new Map<string, readonly string[]>();
+  private readonly files = new Map<string, string>();
   private lastRun = '';
   private lastRunList: readonly string[] = EMPTY;
   private lastPlan = '';
@@ -152,7 +153,7 @@ export class FindingGrouper {
       action: r.action,
       title: r.title,
       detail: r.detail,
-      file: r.file,
+      file: r.file === null ? null : this.fileName(r.file),
       count: 1,
       runs: this.runList(r.run),
       plans: this.planList(r.plan),
@@ -199,7 +200,7 @@ export class FindingGrouper {
       g.action = r.action;
       g.title = r.title;
       g.detail = r.detail;
-      g.file = r.file;
+      g.file = r.file === null ? null : this.fileName(r.file);
       this.repMs[i] = ms;
       this.orders[i] = orderOf(r.severity, this.typeIds[i]!, r.action);
     }
@@ -221,6 +222,17 @@ export class FindingGrouper {
       this.lastPlanList = this.shared(plan);
     }
     return this.lastPlanList;
+  }
+
+  /** One string per file name: many findings name the same few files, and every group's text
+   *  stays in memory (and is copied by the young-generation collector) while the rest is read. */
+  private fileName(file: string): string {
+    let known = this.files.get(file);
+    if (known === undefined) {
+      known = file;
+      this.files.set(file, file);
+    }
+    return known;
   }
 
   private shared(name: string): readonly string[] {
