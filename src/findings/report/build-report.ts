@@ -109,7 +109,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         // WebAssembly it is read as text in one step.
         const size = statSync(loc.findings).size;
         if (size > READ_WHOLE_MAX_BYTES) await forEachLine(loc.findings, handlers, maxLineChars);
-        else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n) => take(parseFindingValue(values, fallbackRun, true), n));
+        else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n, plain) => take(parseFindingValue(values, fallbackRun, plain), n));
         else forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
       } catch (error) {
         problems.push({ file, message: `cannot read findings log: ${(error as Error).message}` });

@@ -159,7 +159,7 @@ export class FindingGrouper {
       plans: this.planList(r.plan),
       firstAt: r.at,
       lastAt: r.at,
-      [PLAIN_TEXT]: r.plain === true ? true : undefined,
+      [PLAIN_TEXT]: r.plain,
     };
     this.list.push(g);
     this.hashes[i] = hash;
@@ -180,7 +180,7 @@ export class FindingGrouper {
     }
     g.count += 1;
     this.seen[i] = this.seen[i]! + 1;
-    if (r.plain !== true) g[PLAIN_TEXT] = undefined;
+    if (r.plain !== 'script' && g[PLAIN_TEXT] !== undefined) g[PLAIN_TEXT] = r.plain;
     g.runs = withName(g.runs, this.runList(r.run));
     if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
     const ms = timeOf(r.at);

@@ -12,6 +12,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../contract.js';
 import { deliverLine, type LineHandlers } from './line-reader.js';
+import type { PlainText } from './types.js';
 import { Code, I32, op, section, name, simd, uleb, V128, instantiator } from '../../util/wasm-assembler.js';
 
 const PAGE = 1 << 16;
@@ -39,12 +40,16 @@ const TEMPLATE_TEXT =
 /** Start and end of each value, in template order; -1, -1 for a null file. */
 const FIELDS = ['run', 'plan', 'iteration', 'at', 'type', 'severity', 'title', 'detail', 'file', 'action'] as const;
 
-// line(pos, stop) -> 1 when the line from pos (to its '\n', or to stop) follows the template,
-// else 0. The line's end is stored at LINE_END and the values' offsets at OFFSETS. Line ends and
-// string bodies are looked for 16 bytes at a time; the memory has 16 bytes of slack past the log.
+// line(pos, stop) -> 0 unless the line from pos (to its '\n', or to stop) follows the template;
+// then 1, or 3 when a string body may hold '<', '>', '&' or U+2028/U+2029. The line's end is
+// stored at LINE_END and the values' offsets at OFFSETS. Line ends and string bodies are looked
+// for 16 bytes at a time; the memory has 16 bytes of slack past the log.
 const LINE_END = OFFSETS + FIELDS.length * 8;
 const [P, S, T, K, C, B, D, E, M] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const [V_QUOTE, V_BACKSLASH, V_SPACE, V_LF] = [9, 10, 11, 12];
+/** 13 is the 16 bytes being looked at; then '<', '>', '&', 0xe2 (U+2028 and U+2029 start with it)
+ *  and the lanes where any of those was seen in a string body (a few bytes after one, too). */
+const [V_BYTES, V_LT, V_GT, V_AMP, V_E2, V_SPECIAL] = [13, 14, 15, 16, 17, 18];
 const c = new Code();
 const fail = () => c.i32(0).emit(op.return);
 const simdOp = (code: number) => c.emit(op.simd, ...uleb(code));
@@ -70,13 +75,22 @@ const stringBody = () => {
   // one bit for each '"', '\' or byte below 0x20 among the 16 bytes at P
   c.get(P);
   simdOp(simd.load).emit(0, 0);
-  c.emit(op.localTee, 13);
-  c.get(V_QUOTE);
+  c.set(V_BYTES);
+  // Bytes a script block must not hold as they are: noted, for the html format (conservatively:
+  // the last 16 bytes may run past the body).
+  c.get(V_SPECIAL);
+  for (const v of [V_LT, V_GT, V_AMP, V_E2]) {
+    c.get(V_BYTES).get(v);
+    simdOp(simd.eq8);
+    simdOp(simd.or);
+  }
+  c.set(V_SPECIAL);
+  c.get(V_BYTES).get(V_QUOTE);
   simdOp(simd.eq8);
-  c.get(13).get(V_BACKSLASH);
+  c.get(V_BYTES).get(V_BACKSLASH);
   simdOp(simd.eq8);
   simdOp(simd.or);
-  c.get(13).get(V_SPACE);
+  c.get(V_BYTES).get(V_SPACE);
   simdOp(LT_U8);
   simdOp(simd.or);
   simdOp(simd.bitmask8);
@@ -109,6 +123,11 @@ splat(0x22, V_QUOTE);
 splat(0x5c, V_BACKSLASH);
 splat(0x20, V_SPACE);
 splat(0x0a, V_LF);
+splat(0x3c, V_LT);
+splat(0x3e, V_GT);
+splat(0x26, V_AMP);
+splat(0xe2, V_E2);
+splat(0, V_SPECIAL);
 // E = the line's end: its '\n', or stop.
 c.get(P).set(E);
 c.open(op.block, 'found').open(op.loop, 'search');
@@ -130,8 +149,16 @@ c.i32(LINE_END).get(E).emit(op.i32Store, 2, 0);
 c.i32(TEMPLATE).set(T).i32(OFFSETS).set(K);
 c.open(op.loop, 'next');
 c.get(T).emit(op.load8u, 0, 0).set(C);
-// The template's end: the line must end here too.
-c.get(C).i32(END).emit(op.eq).open(op.if).get(P).get(E).emit(op.eq, op.return).close();
+// The template's end: the line must end here too. 1 when it does, plus 2 when a string body may
+// hold a byte a script block must escape.
+c.get(C).i32(END).emit(op.eq).open(op.if);
+c.get(P).get(E).emit(op.ne).open(op.if);
+fail();
+c.close();
+c.get(V_SPECIAL);
+simdOp(simd.anyTrue);
+c.i32(1).emit(op.shl).i32(1).emit(op.or, op.return);
+c.close();
 c.get(C).i32(STRING).emit(op.eq).open(op.if);
 {
   storeAtK(0, () => c.get(P));
@@ -199,7 +226,7 @@ c.br('next');
 c.close(); // next
 c.i32(0).emit(op.end);
 
-const body = [2, 7, I32, 5, V128, ...c.bytes];
+const body = [2, 7, I32, 10, V128, ...c.bytes];
 const wasm = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
@@ -235,6 +262,8 @@ export interface RecordScanner {
    *  own form; then lineEnd() tells where the line ended, whatever the answer. */
   read(start: number, stop: number): CanonicalValues | undefined;
   lineEnd(): number;
+  /** After a line was read: how plain its strings are (see PlainText). */
+  plainness(): PlainText;
 }
 
 /** A scanner with its own memory, or undefined where WebAssembly is not available. */
@@ -249,6 +278,7 @@ export function createRecordScanner(): RecordScanner | undefined {
   let runAt = -1;
   let runEnd = -1;
   let run = '';
+  let plainness: PlainText = 'json';
   let planAt = -1;
   let planEnd = -1;
   let plan = '';
@@ -293,8 +323,11 @@ export function createRecordScanner(): RecordScanner | undefined {
       return view;
     },
     lineEnd: () => offsets[FIELDS.length * 2]!,
+    plainness: () => plainness,
     read(start, stop) {
-      if (exports.line(start, stop) === 0) return undefined;
+      const answer = exports.line(start, stop);
+      if (answer === 0) return undefined;
+      plainness = answer === 1 ? 'script' : 'json';
       const o = offsets;
       if (!same(runAt, runEnd, o[0]!, o[1]!)) {
         run = text(0);
@@ -335,7 +368,7 @@ export function scanLog(
   size: number,
   handlers: LineHandlers,
   maxLineChars: number,
-  record: (values: CanonicalValues, lineNumber: number) => void,
+  record: (values: CanonicalValues, lineNumber: number, plain: PlainText) => void,
 ): void {
   const fd = openSync(path, 'r');
   let view: Buffer;
@@ -351,7 +384,7 @@ export function scanLog(
     const values = scanner.read(at, stop);
     const end = scanner.lineEnd();
     // A line longer in bytes than the limit may still be short enough in characters.
-    if (values !== undefined && end - at <= maxLineChars) record(values, n);
+    if (values !== undefined && end - at <= maxLineChars) record(values, n, scanner.plainness());
     else deliverLine(view.toString('utf8', at, end), n, handlers, maxLineChars);
     at = end + 1;
   }

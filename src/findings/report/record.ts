@@ -1,7 +1,7 @@
 // One findings.jsonl line → a valid finding, an invalid observation, or a reason it is broken.
 // The log is written by ralph, but what is inside came from an agent: check every field.
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationType, type Severity } from '../../contract.js';
-import { MAX_RAW_CHARS, type FindingRecord } from './types.js';
+import { MAX_RAW_CHARS, type FindingRecord, type PlainText } from './types.js';
 
 export type ParsedLine =
   | { kind: 'finding'; record: FindingRecord }
@@ -28,10 +28,10 @@ export function parseFindingLine(text: string, fallbackRun: string): ParsedLine 
 }
 
 /**
- * The same for a line's value once parsed (by JSON.parse, or by record-scan.ts). `plain`: its
- * strings are known to need no escaping in JSON (FindingRecord.plain).
+ * The same for a line's value once parsed (by JSON.parse, or by record-scan.ts). `plain`: how far
+ * its strings are known to need no escaping (FindingRecord.plain).
  */
-export function parseFindingValue(value: unknown, fallbackRun: string, plain = false): ParsedLine {
+export function parseFindingValue(value: unknown, fallbackRun: string, plain?: PlainText): ParsedLine {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'broken', reason: 'not a JSON object' };
   }

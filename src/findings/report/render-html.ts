@@ -101,7 +101,10 @@ export function* htmlChunks(report: Report): Generator<string> {
   const findings = report.findings;
   for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
     if (i > 0) yield ',';
-    yield scriptSafe(findings.slice(i, i + FINDINGS_PER_CHUNK).map(row).join(','));
+    const slice = findings.slice(i, i + FINDINGS_PER_CHUNK);
+    const rows = slice.map(row).join(',');
+    // Rows of text known to hold nothing a script block must escape are written as they are.
+    yield slice.every((g) => g[PLAIN_TEXT] === 'script') ? rows : scriptSafe(rows);
   }
   yield `],${jsonForScript(head()).slice(1)}</script>\n`;
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
@@ -137,7 +140,7 @@ function tableData(report: Report): { row: (g: FindingGroup) => string; head: ()
     row(g) {
       const ids = `${sevId(g.severity)},${typeId(g.type)},${actionId(g.action)}`;
       const lists = `${idsJson(runIds(g.runs))},${idsJson(planIds(g.plans))}`;
-      if (g[PLAIN_TEXT] === true) {
+      if (g[PLAIN_TEXT] !== undefined) {
         return `${ids},"${g.title}","${g.detail}",${g.file === null ? 'null' : `"${g.file}"`},${g.count},${lists}`;
       }
       return `${ids},${JSON.stringify([g.title, g.detail, g.file, g.count]).slice(1, -1)},${lists}`;

@@ -57,7 +57,7 @@ function groupsJson(): (slice: FindingGroup[]) => string {
     for (let i = 0; i < slice.length; i++) {
       const g = slice[i]!;
       if (i > 0) out += ',';
-      out += g[PLAIN_TEXT] === true
+      out += g[PLAIN_TEXT] !== undefined
         ? `{"type":"${g.type}","severity":"${g.severity}","action":"${g.action}","title":"${g.title}","detail":"${g.detail}",` +
           `"file":${g.file === null ? 'null' : `"${g.file}"`},"count":${g.count},"runs":${list(g.runs)},"plans":${list(g.plans)},` +
           `"firstAt":"${g.firstAt}","lastAt":"${g.lastAt}"}`

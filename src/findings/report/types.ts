@@ -15,9 +15,9 @@ export interface FindingRecord {
   detail: string;
   file: string | null;
   action: Action;
-  /** Its strings need no escaping in JSON (read from a line whose strings had none, see
-   *  record-scan.ts), so they can be written out as they are. */
-  plain?: boolean;
+  /** Its strings need no escaping (read from a line whose strings had none, see record-scan.ts),
+   *  so they can be written out as they are. */
+  plain?: PlainText;
 }
 
 /** An observation the agent wrote that did not parse or validate (`"valid": false`). */
@@ -40,9 +40,17 @@ export interface BrokenLine {
 }
 
 /**
- * Marks a group whose strings need no escaping in JSON (every occurrence it was taken from was
- * FindingRecord.plain), so the json format writes them as they are. Set by the grouper only; a
- * symbol, so JSON and the formats never show it. Code that changes a group's strings must drop it.
+ * Text known to need no escaping: 'json' in JSON (no quote, backslash, control character or
+ * lone surrogate); 'script' in JSON inside an html script block as well (nor '<', '>', '&',
+ * U+2028, U+2029).
+ */
+export type PlainText = 'json' | 'script';
+
+/**
+ * Marks a group whose strings need no escaping (the least plain of the occurrences it was taken
+ * from, FindingRecord.plain), so the json and html formats write them as they are. Set by the
+ * grouper only; a symbol, so JSON and the formats never show it. Code that changes a group's
+ * strings must drop it.
  */
 export const PLAIN_TEXT: unique symbol = Symbol('plain text');
 
@@ -63,7 +71,7 @@ export interface FindingGroup {
   plans: readonly string[];
   firstAt: string;
   lastAt: string;
-  [PLAIN_TEXT]?: true | undefined;
+  [PLAIN_TEXT]?: PlainText | undefined;
 }
 
 export interface RunSummary {

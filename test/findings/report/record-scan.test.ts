@@ -44,7 +44,7 @@ function scanLines(bytes: Buffer): { values: unknown; line: Buffer }[] {
 // Text that exercises what JSON escapes and what UTF-8 encodes: quotes, backslashes, controls,
 // non-ASCII, astral characters, lone surrogates (written as \u escapes by JSON.stringify).
 const text = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\t', '\u0001', '/', 'é', '😀', '\ud800', ' '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 40 });
-const plain = fc.string({ unit: fc.constantFrom('a', 'B', '1', ' ', ':', '-', '.', 'é', '😀', '<', '&'), maxLength: 60 });
+const plain = fc.string({ unit: fc.constantFrom('a', 'B', '1', ' ', ':', '-', '.', 'é', '😀', '<', '>', '&', '—', '\u2028'), maxLength: 60 });
 // Mostly records ralph would write (so most lines take the scanner's path), some that it would not.
 const often = <T, U>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<U>) => fc.oneof({ arbitrary: usual, weight: 5 }, { arbitrary: other, weight: 1 });
 const record = fc.record({
@@ -164,6 +164,18 @@ describe('record scanner', () => {
     expect(report.findings).toHaveLength(1);
     expect(report.findings[0]!.detail).toBe(later.detail);
     expect(renderJson(report)).toBe(`${JSON.stringify(report)}\n`);
+  });
+
+  it('escapes a finding for a script block once any occurrence of it needs that', async () => {
+    const root = await mkdtemp(join(dir, 'script-'));
+    await mkdir(join(root, 'r1'));
+    const base = { run: 'r1', plan: 'p', iteration: 1, at: '2026-01-01T00:00:00.000Z', valid: true, type: 'bug', severity: 'low', title: 'Same finding', detail: 'plain', file: 'a.ts', action: 'none' };
+    const later = { ...base, at: '2026-01-02T00:00:00.000Z', detail: 'closes </script><script>alert(1)</script> & more' };
+    await writeFile(join(root, 'r1', 'findings.jsonl'), `${JSON.stringify(base)}\n${JSON.stringify(later)}\n`);
+    const now = new Date('2026-02-01T00:00:00.000Z');
+    const html = renderHtml(await buildReport({ runsDir: root, now }));
+    expect(html).toBe(renderHtml(await buildReport({ runsDir: root, now, scan: false })));
+    expect(html).not.toContain('</script><script>alert');
   });
 
   it('takes a log bigger than its memory so far, and then a smaller one', () => {
