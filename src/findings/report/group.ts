@@ -86,8 +86,6 @@ function orderOf(severity: Severity, typeId: number, action: Action): number {
   return severityRank(severity) * PER_SEVERITY + typeId * ACTIONS.length + ACTION_ORDER.get(action)!;
 }
 
-
-
 // Shared, never mutated (FindingGroup.runs is readonly); not frozen, because JSON.stringify takes
 // a slow path for frozen arrays.
 const EMPTY: readonly string[] = [];
