@@ -154,24 +154,27 @@ describe('record scanner', () => {
     );
   });
 
-  it('writes a finding seen plain and then with escapes as JSON.stringify does', async () => {
-    const root = await mkdtemp(join(dir, 'mixed-'));
+  /** A runs folder with one run whose log has the same finding twice, the second time later and
+   *  with `detail` (so it becomes the one shown). */
+  async function sameFindingTwice(detail: string): Promise<string> {
+    const root = await mkdtemp(join(dir, 'twice-'));
     await mkdir(join(root, 'r1'));
-    const base = { run: 'r1', plan: 'p', iteration: 1, at: '2026-01-01T00:00:00.000Z', valid: true, type: 'bug', severity: 'low', title: 'Same finding', detail: 'plain', file: 'a.ts', action: 'none' };
-    const later = { ...base, at: '2026-01-02T00:00:00.000Z', detail: 'has "quotes", a \\ and\na new line </script>' };
-    await writeFile(join(root, 'r1', 'findings.jsonl'), `${JSON.stringify(base)}\n${JSON.stringify(later)}\n`);
-    const report = await buildReport({ runsDir: root });
+    const first = { run: 'r1', plan: 'p', iteration: 1, at: '2026-01-01T00:00:00.000Z', valid: true, type: 'bug', severity: 'low', title: 'Same finding', detail: 'plain', file: 'a.ts', action: 'none' };
+    const later = { ...first, at: '2026-01-02T00:00:00.000Z', detail };
+    await writeFile(join(root, 'r1', 'findings.jsonl'), `${JSON.stringify(first)}\n${JSON.stringify(later)}\n`);
+    return root;
+  }
+
+  it('writes a finding seen plain and then with escapes as JSON.stringify does', async () => {
+    const later = { detail: 'has "quotes", a \\ and\na new line </script>' };
+    const report = await buildReport({ runsDir: await sameFindingTwice(later.detail) });
     expect(report.findings).toHaveLength(1);
     expect(report.findings[0]!.detail).toBe(later.detail);
     expect(renderJson(report)).toBe(`${JSON.stringify(report)}\n`);
   });
 
   it('escapes a finding for a script block once any occurrence of it needs that', async () => {
-    const root = await mkdtemp(join(dir, 'script-'));
-    await mkdir(join(root, 'r1'));
-    const base = { run: 'r1', plan: 'p', iteration: 1, at: '2026-01-01T00:00:00.000Z', valid: true, type: 'bug', severity: 'low', title: 'Same finding', detail: 'plain', file: 'a.ts', action: 'none' };
-    const later = { ...base, at: '2026-01-02T00:00:00.000Z', detail: 'closes </script><script>alert(1)</script> & more' };
-    await writeFile(join(root, 'r1', 'findings.jsonl'), `${JSON.stringify(base)}\n${JSON.stringify(later)}\n`);
+    const root = await sameFindingTwice('closes </script><script>alert(1)</script> & more');
     const now = new Date('2026-02-01T00:00:00.000Z');
     const html = renderHtml(await buildReport({ runsDir: root, now }));
     expect(html).toBe(renderHtml(await buildReport({ runsDir: root, now, scan: false })));
