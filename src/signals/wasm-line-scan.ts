@@ -5,12 +5,11 @@
 // the claim. The module is assembled below from its text form, so it can be read and reviewed; a
 // differential property test holds it to the JavaScript version.
 
-import { Code, I32, op, section, name, simd, slebBig, uleb, V128, instantiator } from '../util/wasm-assembler.js';
+import { Code, I32, op, PAGE, section, name, simd, slebBig, uleb, V128, instantiator } from '../util/wasm-assembler.js';
 import { SIGNIFICANT_FIRST_BYTES, SPACE, TAB } from './bytes.js';
 
 /** Bytes a scanner holds at once; longer chunks are fed to it in pieces. */
 export const SCAN_CAPACITY = 1 << 18;
-const PAGE = 1 << 16;
 // One page more than the capacity: a 16-byte load may start up to 15 bytes before the end, and
 // the first-byte table lives there.
 const PAGES = SCAN_CAPACITY / PAGE + 1;

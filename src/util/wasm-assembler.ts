@@ -13,7 +13,10 @@ export const op = {
   return: 0x0f, i32Load: 0x28, i64Load: 0x29, i32Store: 0x36, i64Const: 0x42, i64Eq: 0x51, leU: 0x4d,
   simd: 0xfd,
 } as const;
-export const simd = { load: 0x00, splat8: 0x0f, eq8: 0x23, and: 0x4e, or: 0x50, anyTrue: 0x53, bitmask8: 0x64 } as const;
+export const simd = { load: 0x00, splat8: 0x0f, eq8: 0x23, ltU8: 0x26, and: 0x4e, or: 0x50, anyTrue: 0x53, bitmask8: 0x64 } as const;
+
+/** Bytes in a WebAssembly memory page. */
+export const PAGE = 1 << 16;
 
 export function uleb(n: number): number[] {
   const out: number[] = [];

@@ -10,12 +10,13 @@ import { FindingGrouper } from './group.js';
 import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
 import { readRunResult } from './read-run.js';
 import { parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
-import { createRecordScanner, scanLog } from './record-scan.js';
+import { createRecordScanner, scanLog, type CanonicalValues } from './record-scan.js';
 import {
   MAX_LISTED_BROKEN,
   MAX_LISTED_INVALID,
   type BrokenLine,
   type InvalidObservation,
+  type PlainText,
   type Report,
   type ReportFilters,
   type RunSummary,
@@ -108,9 +109,14 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         // a log goes into the scanner's memory (reused from log to log) as bytes; without
         // WebAssembly it is read as text in one step.
         const size = statSync(loc.findings).size;
-        if (size > READ_WHOLE_MAX_BYTES) await forEachLine(loc.findings, handlers, maxLineChars);
-        else if (scanner !== undefined) scanLog(scanner, loc.findings, size, handlers, maxLineChars, (values, n, plain) => take(parseFindingValue(values, fallbackRun, plain), n));
-        else forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
+        if (size > READ_WHOLE_MAX_BYTES) {
+          await forEachLine(loc.findings, handlers, maxLineChars);
+        } else if (scanner !== undefined) {
+          const scanned = (values: CanonicalValues, n: number, plain: PlainText) => take(parseFindingValue(values, fallbackRun, plain), n);
+          scanLog(scanner, loc.findings, size, handlers, maxLineChars, scanned);
+        } else {
+          forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
+        }
       } catch (error) {
         problems.push({ file, message: `cannot read findings log: ${(error as Error).message}` });
       }

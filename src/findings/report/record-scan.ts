@@ -5,19 +5,17 @@
 // cost more than the rest of `ralph report`. A line written by FindingsLog (JSON.stringify of a
 // valid record, keys in their fixed order, strings without escapes) is matched here by a small
 // WebAssembly function against a template of the line (keys byte by byte, string bodies and the
-// line's end 16 bytes at a time), and only the values that are needed are decoded. Every other line (escapes, another key order, whitespace, a null
-// iteration, an invalid record, a byte order mark, CRLF) is not matched and is decoded and given
-// to JSON.parse as before. A property test holds both ways to the same records.
+// line's end 16 bytes at a time), and only the values that are needed are decoded. Every other
+// line (escapes, another key order, whitespace, a null iteration, an invalid record, a byte order
+// mark, CRLF) is not matched, and is decoded and given to JSON.parse as before. Property tests
+// hold both ways to the same records.
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../contract.js';
 import { deliverLine, type LineHandlers } from './line-reader.js';
 import type { PlainText } from './types.js';
-import { Code, I32, op, section, name, simd, uleb, V128, instantiator } from '../../util/wasm-assembler.js';
+import { Code, I32, op, PAGE, section, name, simd, uleb, V128, instantiator } from '../../util/wasm-assembler.js';
 
-const PAGE = 1 << 16;
-/** i8x16.lt_u: which lanes are below another's, unsigned. */
-const LT_U8 = 0x26;
 /** Bytes a 16-byte load may read past the log. */
 const SLACK = 16;
 /** The template the function walks (see TEMPLATE_TEXT), then its answers, then the log. */
@@ -91,7 +89,7 @@ const stringBody = () => {
   simdOp(simd.eq8);
   simdOp(simd.or);
   c.get(V_BYTES).get(V_SPACE);
-  simdOp(LT_U8);
+  simdOp(simd.ltU8);
   simdOp(simd.or);
   simdOp(simd.bitmask8);
   c.emit(op.localTee, M).emit(op.eqz).open(op.if);
