@@ -2,21 +2,21 @@
 // formats render.
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { RUN_FILES } from '../../contract.js';
+import { ACTIONS, OBSERVATION_TYPES, RUN_FILES, SEVERITIES } from '../../contract.js';
 import type { Problem } from '../../errors.js';
 import { discoverRuns } from './discover.js';
+import { withFindingSource } from './finding-source.js';
 import { compileFilters, type CompiledFilters } from './filters.js';
 import { FindingGrouper } from './group.js';
 import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
 import { readRunResult } from './read-run.js';
-import { parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
-import { createRecordScanner, scanLog, type CanonicalValues } from './record-scan.js';
+import { isPlainFinding, parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
+import { createRecordScanner, FIELD, scanLog, type ScannedLine } from './record-scan.js';
 import {
   MAX_LISTED_BROKEN,
   MAX_LISTED_INVALID,
   type BrokenLine,
   type InvalidObservation,
-  type PlainText,
   type Report,
   type ReportFilters,
   type RunSummary,
@@ -112,7 +112,19 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         if (size > READ_WHOLE_MAX_BYTES) {
           await forEachLine(loc.findings, handlers, maxLineChars);
         } else if (scanner !== undefined) {
-          const scanned = (values: CanonicalValues, n: number, plain: PlainText) => take(parseFindingValue(values, fallbackRun, plain), n);
+          const line = scanner.line;
+          const at = (): string => line.bytes.toString('utf8', line.offsets[FIELD.at], line.offsets[FIELD.at + 1]);
+          const scanned = (line: ScannedLine, n: number): void => {
+            if (!isPlainFinding(line)) {
+              take(parseFindingValue(scanner.values(), fallbackRun, line.plain), n);
+              return;
+            }
+            firstRun ??= line.run;
+            if (firstPlan === null && line.plan !== '') firstPlan = line.plan;
+            if (!compiled.fields(SEVERITIES[line.rank]!, OBSERVATION_TYPES[line.typeId]!, ACTIONS[line.actionId]!, line.plan, at)) return;
+            findings += 1;
+            grouper.addScanned(line);
+          };
           scanLog(scanner, loc.findings, size, handlers, maxLineChars, scanned);
         } else {
           forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
@@ -140,8 +152,8 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     if (keepRun(run, compiled)) runs.push(run);
   }
 
-  const groups = grouper.groups();
-  return {
+  const source = grouper.source();
+  return withFindingSource({
     version: 1,
     generatedAt: (options.now ?? new Date()).toISOString(),
     runsDir: options.runsDir,
@@ -149,19 +161,18 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     summary: {
       runs: runs.length,
       occurrences: grouper.occurrences,
-      distinct: groups.length,
+      distinct: source.length,
       invalid: invalidCount,
       brokenLines: brokenCount,
       bySeverity: grouper.severityCounts(),
       outcomes: countOutcomes(runs),
       costUsd: runs.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
     },
-    findings: groups,
     invalid,
     brokenLines: broken,
     runs,
     problems,
-  };
+  }, source);
 }
 
 /** A run's file as shown to the user: relative to the runs folder, `/`-separated. */

@@ -2,14 +2,16 @@
 // entry with a count. Memory grows with distinct findings, never with the size of the logs.
 //
 // This is the hot path of `ralph report` (100,000 records in well under a second), and what costs
-// there is garbage collection of what survives, not arithmetic. So a group is one object and its
-// text, nothing else: the lookup is an open-addressing table of integers over a hash of the
-// normalised identity (no key string is built or kept per record), the bookkeeping lives in typed
-// arrays, and a group seen in one run shares one `runs` array with every other such group.
+// there is garbage collection of what survives, not arithmetic. So no group is an object: the
+// lookup is an open-addressing table of integers over a hash of the normalised identity (no key
+// string is built or kept per record), the bookkeeping lives in typed arrays, the text in a
+// TextArena, and a group seen in one run shares one `runs` array with every other such group.
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationType, type Severity } from '../../contract.js';
 import { severityRank } from './filters.js';
-import { timeOf } from './time-of.js';
-import { PLAIN_TEXT, type FindingGroup, type FindingRecord, type SeverityCount } from './types.js';
+import { FIELD, type ScannedLine } from './record-scan.js';
+import { timeOf, timeOfBytes } from './time-of.js';
+import { TextArena } from './text-arena.js';
+import { PLAIN_TEXT, type FindingGroup, type FindingRecord, type FindingSource, type PlainText, type SeverityCount } from './types.js';
 
 const PUNCTUATION = /[\p{P}\p{S}]+/gu;
 const SPACES = /\s+/g;
@@ -66,6 +68,44 @@ function hashTitle(title: string, seed: number): number {
   return h;
 }
 
+/** What the byte hashes give for text they cannot hash as it is (not ASCII, or not normalised);
+ *  outside the 32-bit range of real hashes. */
+const NOT_PLAIN = 2 ** 32;
+
+/** hashTitle() of ASCII bytes, or NOT_PLAIN. */
+function hashTitleBytes(b: Uint8Array, from: number, to: number, seed: number): number {
+  let h = seed;
+  let started = false;
+  let gap = false;
+  for (let i = from; i < to; i++) {
+    let c = b[i]!;
+    if (c >= 128) return NOT_PLAIN;
+    if (c >= 65 && c <= 90) c += 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (gap && started) h = Math.imul(h ^ 32, FNV_PRIME);
+      h = Math.imul(h ^ c, FNV_PRIME);
+      started = true;
+      gap = false;
+    } else {
+      gap = true;
+    }
+  }
+  return h;
+}
+
+/** hashText(normaliseFile(file)) of a file name in ASCII bytes that normalising leaves as it is
+ *  (no '\\', no leading './'; its ends are not spaces, see isPlainFinding), or NOT_PLAIN. */
+function hashFileBytes(b: Uint8Array, from: number, to: number, seed: number): number {
+  if (b[from] === 0x2e && b[from + 1] === 0x2f) return NOT_PLAIN;
+  let h = seed;
+  for (let i = from; i < to; i++) {
+    const c = b[i]!;
+    if (c >= 128 || c === 0x5c) return NOT_PLAIN;
+    h = Math.imul(h ^ c, FNV_PRIME);
+  }
+  return h;
+}
+
 function hashText(text: string, seed: number): number {
   let h = seed;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
@@ -82,8 +122,8 @@ const ACTION_ORDER = new Map<string, number>(ACTIONS.map((a, i) => [a, i]));
 const PER_SEVERITY = OBSERVATION_TYPES.length * ACTIONS.length;
 const ORDER_LIMIT = SEVERITIES.length * PER_SEVERITY;
 
-function orderOf(severity: Severity, typeId: number, action: Action): number {
-  return severityRank(severity) * PER_SEVERITY + typeId * ACTIONS.length + ACTION_ORDER.get(action)!;
+function orderOf(rank: number, typeId: number, actionId: number): number {
+  return rank * PER_SEVERITY + typeId * ACTIONS.length + actionId;
 }
 
 // Shared, never mutated (FindingGroup.runs is readonly); not frozen, because JSON.stringify takes
@@ -91,36 +131,79 @@ function orderOf(severity: Severity, typeId: number, action: Action): number {
 const EMPTY: readonly string[] = [];
 const INITIAL_GROUPS = 1024;
 
+// A group's text: five spans in the arena, two numbers each (address, length in bytes; a null
+// file has length -1; addresses can pass 2^31). First and last time start as one span, shared.
+const TITLE = 0;
+const DETAIL = 2;
+const FILE = 4;
+const FIRST_AT = 6;
+const LAST_AT = 8;
+const SPAN_INTS = 10;
+/** What fold() found changed: the first or last time, or the representative occurrence. */
+const FIRST = 1;
+const LAST = 2;
+const REPRESENTATIVE = 4;
+/** Arena bytes no span points to any more, past which the arena is rewritten. */
+const COMPACT_AT_BYTES = 1 << 20;
+
+/** Whether the group's first and last time are one span (an empty span can sit where the next
+ *  one starts: the length tells them apart). */
+function sharedTimes(spans: Float64Array, k: number): boolean {
+  return spans[k + FIRST_AT] === spans[k + LAST_AT] && spans[k + FIRST_AT + 1] === spans[k + LAST_AT + 1];
+}
+
+/** FindingRecord.plain as a number: the least plain of two is the smaller. */
+const PLAIN_CODES: readonly (PlainText | undefined)[] = [undefined, 'json', 'script'];
+const plainCode = (p: PlainText | undefined): number => (p === undefined ? 0 : p === 'json' ? 1 : 2);
+
+/**
+ * Groups in columns: numbers in typed arrays, text as bytes in a TextArena, run and plan lists
+ * in two arrays. Nothing per group is a JavaScript object until a FindingSource makes it one.
+ */
 export class FindingGrouper {
   occurrences = 0;
-  private readonly list: FindingGroup[] = [];
+  private n = 0;
+  private arena = new TextArena();
+  /** Arena bytes that no span points to (text replaced by a longer one). */
+  private garbage = 0;
   private counts: Record<Severity, SeverityCount> | null = null;
-  // Per group, by index: what the lookup and the merge need, in typed arrays the collector never
-  // has to trace. Times are epoch ms (-Infinity when unreadable), so merging compares numbers;
-  // they are read at a group's second occurrence, as most findings are seen once.
+  // Per group, by index. Times are epoch ms (-Infinity when unreadable), so merging compares
+  // numbers.
   private hashes = new Int32Array(INITIAL_GROUPS);
   private typeIds = new Uint8Array(INITIAL_GROUPS);
+  /** The representative's severity (as its rank: SEVERITIES' index) and action. */
+  private ranks = new Uint8Array(INITIAL_GROUPS);
+  private actionIds = new Uint8Array(INITIAL_GROUPS);
+  private plains = new Uint8Array(INITIAL_GROUPS);
   private firstMs = new Float64Array(INITIAL_GROUPS);
   private lastMs = new Float64Array(INITIAL_GROUPS);
   /** Time of the representative occurrence. */
   private repMs = new Float64Array(INITIAL_GROUPS);
-  /** Occurrences (FindingGroup.count), and the sort key of the representative's severity, type
-   *  and action: groups() reads these, not the 100,000 objects scattered in the heap. */
+  /** Occurrences (FindingGroup.count). */
   private seen = new Int32Array(INITIAL_GROUPS);
+  /** The sort key of the representative's severity, type and action. */
   private orders = new Uint16Array(INITIAL_GROUPS);
+  private spans = new Float64Array(INITIAL_GROUPS * SPAN_INTS);
+  private readonly runs: (readonly string[])[] = [];
+  private readonly plans: (readonly string[])[] = [];
   /** Open addressing: group index + 1, 0 for an empty slot; kept at most half full. */
   private slots = new Int32Array(INITIAL_GROUPS * 2);
   /** One single-element array per run / plan name, shared by the groups that have only it. */
   private readonly single = new Map<string, readonly string[]>();
-  private readonly files = new Map<string, string>();
   private lastRun = '';
   private lastRunList: readonly string[] = EMPTY;
   private lastPlan = '';
   private lastPlanList: readonly string[] = EMPTY;
 
+  /** Bytes of text held (for tests: replaced text must not pile up). */
+  get textBytes(): number {
+    return this.arena.top;
+  }
+
   add(r: FindingRecord): void {
     this.occurrences += 1;
     this.counts = null;
+    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top) this.compact();
     const file = normaliseFile(r.file);
     const typeId = TYPE_ORDER.get(r.type)!;
     const hash = hashText(file, hashTitle(r.title, Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME)) ^ 0xff);
@@ -130,78 +213,260 @@ export class FindingGrouper {
       const entry = this.slots[slot]!;
       if (entry === 0) break;
       const i = entry - 1;
-      if (this.hashes[i] === hash && this.typeIds[i] === typeId) {
-        const g = this.list[i]!;
-        if (normaliseFile(g.file) === file && sameTitle(g.title, r.title)) {
-          this.merge(i, g, r);
-          return;
+      if (this.hashes[i] === hash && this.typeIds[i] === typeId && normaliseFile(this.file(i)) === file && sameTitle(this.text(i, TITLE), r.title)) {
+        const changed = this.fold(i, r.run, r.plan, plainCode(r.plain), timeOf(r.at), severityRank(r.severity), ACTION_ORDER.get(r.action)!);
+        const k = i * SPAN_INTS;
+        if (changed & FIRST) this.replace(k + FIRST_AT, r.at);
+        if (changed & LAST) this.replace(k + LAST_AT, r.at);
+        if (changed & REPRESENTATIVE) {
+          this.replace(k + TITLE, r.title);
+          this.replace(k + DETAIL, r.detail);
+          if (r.file === null) this.dropFile(k);
+          else this.replace(k + FILE, r.file);
         }
+        return;
       }
       slot = (slot + 1) & mask;
     }
-    this.create(r, typeId, hash, slot);
+    const k = this.open(hash, slot, typeId, severityRank(r.severity), ACTION_ORDER.get(r.action)!, plainCode(r.plain), timeOf(r.at), r.run, r.plan);
+    this.write(k + TITLE, r.title);
+    this.write(k + DETAIL, r.detail);
+    if (r.file === null) this.spans[k + FILE + 1] = -1;
+    else this.write(k + FILE, r.file);
+    this.write(k + FIRST_AT, r.at);
+    this.shareTimes(k);
   }
 
-  private create(r: FindingRecord, typeId: number, hash: number, slot: number): void {
-    const i = this.list.length;
+  /**
+   * add() for a line the scanner matched and isPlainFinding() accepted, read from its bytes: no
+   * string is made from them unless two findings' text is the same only once normalised.
+   */
+  addScanned(line: ScannedLine): void {
+    this.occurrences += 1;
+    this.counts = null;
+    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top) this.compact();
+    const b = line.bytes;
+    const o = line.offsets;
+    const typeId = line.typeId;
+    const titleFrom = o[FIELD.title]!;
+    const titleTo = o[FIELD.title + 1]!;
+    const fileFrom = o[FIELD.file]!;
+    const fileTo = o[FIELD.file + 1]!;
+    const seed = Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME);
+    let titleHash = hashTitleBytes(b, titleFrom, titleTo, seed);
+    if (titleHash === NOT_PLAIN) titleHash = hashTitle(b.toString('utf8', titleFrom, titleTo), seed);
+    let hash = fileFrom === -1 ? titleHash ^ 0xff : hashFileBytes(b, fileFrom, fileTo, titleHash ^ 0xff);
+    if (hash === NOT_PLAIN) hash = hashText(normaliseFile(b.toString('utf8', fileFrom, fileTo)), titleHash ^ 0xff);
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (;;) {
+      const entry = this.slots[slot]!;
+      if (entry === 0) break;
+      const i = entry - 1;
+      if (this.hashes[i] === hash && this.typeIds[i] === typeId && this.sameFileBytes(i, b, fileFrom, fileTo) && this.sameTitleBytes(i, b, titleFrom, titleTo)) {
+        const ms = timeOfBytes(b, o[FIELD.at]!, o[FIELD.at + 1]!);
+        const changed = this.fold(i, line.run, line.plan, plainCode(line.plain), ms, line.rank, line.actionId);
+        const k = i * SPAN_INTS;
+        if (changed & FIRST) this.replaceBytes(k + FIRST_AT, b, o[FIELD.at]!, o[FIELD.at + 1]!);
+        if (changed & LAST) this.replaceBytes(k + LAST_AT, b, o[FIELD.at]!, o[FIELD.at + 1]!);
+        if (changed & REPRESENTATIVE) {
+          this.replaceBytes(k + TITLE, b, titleFrom, titleTo);
+          this.replaceBytes(k + DETAIL, b, o[FIELD.detail]!, o[FIELD.detail + 1]!);
+          if (fileFrom === -1) this.dropFile(k);
+          else this.replaceBytes(k + FILE, b, fileFrom, fileTo);
+        }
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const ms = timeOfBytes(b, o[FIELD.at]!, o[FIELD.at + 1]!);
+    const k = this.open(hash, slot, typeId, line.rank, line.actionId, plainCode(line.plain), ms, line.run, line.plan);
+    const spans = this.spans;
+    const arena = this.arena;
+    spans[k + TITLE] = arena.copy(b, titleFrom, titleTo);
+    spans[k + TITLE + 1] = arena.appended;
+    spans[k + DETAIL] = arena.copy(b, o[FIELD.detail]!, o[FIELD.detail + 1]!);
+    spans[k + DETAIL + 1] = arena.appended;
+    if (fileFrom === -1) spans[k + FILE + 1] = -1;
+    else {
+      spans[k + FILE] = arena.copy(b, fileFrom, fileTo);
+      spans[k + FILE + 1] = arena.appended;
+    }
+    spans[k + FIRST_AT] = arena.copy(b, o[FIELD.at]!, o[FIELD.at + 1]!);
+    spans[k + FIRST_AT + 1] = arena.appended;
+    this.shareTimes(k);
+  }
+
+  /** Whether group i's file is the same as `b[from, to)` (from -1: null) once normalised. */
+  private sameFileBytes(i: number, b: Buffer, from: number, to: number): boolean {
+    const k = i * SPAN_INTS + FILE;
+    const length = this.spans[k + 1]!;
+    if (from === -1 ? length === -1 : length !== -1 && this.arena.equals(this.spans[k]!, length, b, from, to)) return true;
+    return normaliseFile(this.file(i)) === normaliseFile(from === -1 ? null : b.toString('utf8', from, to));
+  }
+
+  private sameTitleBytes(i: number, b: Buffer, from: number, to: number): boolean {
+    const k = i * SPAN_INTS + TITLE;
+    return this.arena.equals(this.spans[k]!, this.spans[k + 1]!, b, from, to) || sameTitle(this.text(i, TITLE), b.toString('utf8', from, to));
+  }
+
+  /** A new group, its numbers set; returns where its spans go, for the caller to fill. */
+  private open(hash: number, slot: number, typeId: number, rank: number, actionId: number, plain: number, ms: number, run: string, plan: string): number {
+    const i = this.n;
     if (i === this.hashes.length) this.growArrays();
-    const g: FindingGroup = {
-      type: r.type,
-      severity: r.severity,
-      action: r.action,
-      title: r.title,
-      detail: r.detail,
-      file: r.file === null ? null : this.fileName(r.file),
-      count: 1,
-      runs: this.runList(r.run),
-      plans: this.planList(r.plan),
-      firstAt: r.at,
-      lastAt: r.at,
-      [PLAIN_TEXT]: r.plain,
-    };
-    this.list.push(g);
+    this.n = i + 1;
     this.hashes[i] = hash;
     this.typeIds[i] = typeId;
+    this.ranks[i] = rank;
+    this.actionIds[i] = actionId;
+    this.plains[i] = plain;
     this.seen[i] = 1;
-    this.orders[i] = orderOf(r.severity, typeId, r.action);
+    this.firstMs[i] = ms;
+    this.lastMs[i] = ms;
+    this.repMs[i] = ms;
+    this.orders[i] = orderOf(rank, typeId, actionId);
+    this.runs.push(this.runList(run));
+    this.plans.push(this.planList(plan));
     this.slots[slot] = i + 1;
     if ((i + 1) * 2 > this.slots.length) this.rehash();
+    return i * SPAN_INTS;
   }
 
-  private merge(i: number, g: FindingGroup, r: FindingRecord): void {
-    if (this.seen[i] === 1) {
-      // Seen once so far: its one time is first, last and the representative's.
-      const once = timeOf(g.firstAt);
-      this.firstMs[i] = once;
-      this.lastMs[i] = once;
-      this.repMs[i] = once;
-    }
-    g.count += 1;
+  /**
+   * Another occurrence of group i: counts, lists, times and representative updated; returns
+   * which of its text the caller must replace with the occurrence's (FIRST, LAST,
+   * REPRESENTATIVE: title, detail and file).
+   */
+  private fold(i: number, run: string, plan: string, plain: number, ms: number, rank: number, actionId: number): number {
+    let changed = 0;
     this.seen[i] = this.seen[i]! + 1;
-    if (r.plain !== 'script' && g[PLAIN_TEXT] !== undefined) g[PLAIN_TEXT] = r.plain;
-    g.runs = withName(g.runs, this.runList(r.run));
-    if (r.plan !== '') g.plans = withName(g.plans, this.planList(r.plan));
-    const ms = timeOf(r.at);
+    if (plain < this.plains[i]!) this.plains[i] = plain;
+    this.runs[i] = withName(this.runs[i]!, this.runList(run));
+    if (plan !== '') this.plans[i] = withName(this.plans[i]!, this.planList(plan));
     if (ms < this.firstMs[i]!) {
       this.firstMs[i] = ms;
-      g.firstAt = r.at;
+      changed |= FIRST;
     }
     if (ms > this.lastMs[i]!) {
       this.lastMs[i] = ms;
-      g.lastAt = r.at;
+      changed |= LAST;
     }
     // The representative is the most severe occurrence, and among equals the latest one.
-    const rank = severityRank(r.severity);
-    const repRank = severityRank(g.severity);
-    if (rank < repRank || (rank === repRank && ms > this.repMs[i]!)) {
-      g.severity = r.severity;
-      g.action = r.action;
-      g.title = r.title;
-      g.detail = r.detail;
-      g.file = r.file === null ? null : this.fileName(r.file);
+    if (rank < this.ranks[i]! || (rank === this.ranks[i] && ms > this.repMs[i]!)) {
+      this.ranks[i] = rank;
+      this.actionIds[i] = actionId;
       this.repMs[i] = ms;
-      this.orders[i] = orderOf(r.severity, this.typeIds[i]!, r.action);
+      this.orders[i] = orderOf(rank, this.typeIds[i]!, actionId);
+      changed |= REPRESENTATIVE;
     }
+    return changed;
+  }
+
+  /** Appends `text` to the arena as span `at`. */
+  private write(at: number, text: string): void {
+    this.spans[at] = this.arena.write(text);
+    this.spans[at + 1] = this.arena.appended;
+  }
+
+  private shareTimes(k: number): void {
+    this.spans[k + LAST_AT] = this.spans[k + FIRST_AT]!;
+    this.spans[k + LAST_AT + 1] = this.spans[k + FIRST_AT + 1]!;
+  }
+
+  private dropFile(k: number): void {
+    const length = this.spans[k + FILE + 1]!;
+    if (length > 0) this.garbage += length;
+    this.spans[k + FILE + 1] = -1;
+  }
+
+  /** Whether span `at` shares its bytes with another (first and last time start out so). */
+  private isShared(at: number): boolean {
+    const k = at - (at % SPAN_INTS);
+    return (at === k + FIRST_AT || at === k + LAST_AT) && sharedTimes(this.spans, k);
+  }
+
+  /** Span `at` now holds `text`: in its old place when that is the span's own and big enough. */
+  private replace(at: number, text: string): void {
+    const spans = this.spans;
+    const length = spans[at + 1]!;
+    if (!this.isShared(at) && length > 0) {
+      const n = this.arena.overwrite(spans[at]!, length, text);
+      if (n >= 0) {
+        spans[at + 1] = n;
+        this.garbage += length - n;
+        return;
+      }
+      this.garbage += length;
+    }
+    this.write(at, text);
+  }
+
+  /** replace() with the bytes `b[from, to)`; nothing to do when they are the span's already. */
+  private replaceBytes(at: number, b: Buffer, from: number, to: number): void {
+    const spans = this.spans;
+    const length = spans[at + 1]!;
+    const n = to - from;
+    if (length >= 0 && this.arena.equals(spans[at]!, length, b, from, to)) return;
+    if (!this.isShared(at) && length > 0) {
+      if (n <= length) {
+        this.arena.put(spans[at]!, b, from, to);
+        spans[at + 1] = n;
+        this.garbage += length - n;
+        return;
+      }
+      this.garbage += length;
+    }
+    spans[at] = this.arena.copy(b, from, to);
+    spans[at + 1] = n;
+  }
+
+  /** Rewrites the arena with only the text spans point to. */
+  private compact(): void {
+    const from = this.arena;
+    const to = new TextArena();
+    const spans = this.spans;
+    for (let k = 0; k < this.n * SPAN_INTS; k += SPAN_INTS) {
+      const shared = sharedTimes(spans, k);
+      for (const f of [TITLE, DETAIL, FILE, FIRST_AT, LAST_AT]) {
+        const length = spans[k + f + 1]!;
+        if (length < 0 || (f === LAST_AT && shared)) continue;
+        const at = spans[k + f]!;
+        spans[k + f] = to.copy(from.view(at, length), 0, length);
+      }
+      if (shared) spans[k + LAST_AT] = spans[k + FIRST_AT]!;
+    }
+    this.arena = to;
+    this.garbage = 0;
+  }
+
+  private text(i: number, field: number): string {
+    const at = i * SPAN_INTS + field;
+    return this.arena.text(this.spans[at]!, this.spans[at + 1]!);
+  }
+
+  private file(i: number): string | null {
+    return this.spans[i * SPAN_INTS + FILE + 1] === -1 ? null : this.text(i, FILE);
+  }
+
+  /** Group `i` as an object, its strings made from the arena. */
+  private materialise(i: number): FindingGroup {
+    const k = i * SPAN_INTS;
+    const spans = this.spans;
+    const firstAt = this.text(i, FIRST_AT);
+    return {
+      type: OBSERVATION_TYPES[this.typeIds[i]!]!,
+      severity: SEVERITIES[this.ranks[i]!]!,
+      action: ACTIONS[this.actionIds[i]!]!,
+      title: this.text(i, TITLE),
+      detail: this.text(i, DETAIL),
+      file: this.file(i),
+      count: this.seen[i]!,
+      runs: this.runs[i]!,
+      plans: this.plans[i]!,
+      firstAt,
+      lastAt: sharedTimes(spans, k) ? firstAt : this.text(i, LAST_AT),
+      [PLAIN_TEXT]: PLAIN_CODES[this.plains[i]!],
+    };
   }
 
   // A run's records arrive together, so the last name asked for is nearly always the next one.
@@ -222,17 +487,6 @@ export class FindingGrouper {
     return this.lastPlanList;
   }
 
-  /** One string per file name: many findings name the same few files, and every group's text
-   *  stays in memory (and is copied by the young-generation collector) while the rest is read. */
-  private fileName(file: string): string {
-    let known = this.files.get(file);
-    if (known === undefined) {
-      known = file;
-      this.files.set(file, file);
-    }
-    return known;
-  }
-
   private shared(name: string): readonly string[] {
     let list = this.single.get(name);
     if (list === undefined) {
@@ -250,17 +504,21 @@ export class FindingGrouper {
     };
     this.hashes = grow(this.hashes, new Int32Array(n));
     this.typeIds = grow(this.typeIds, new Uint8Array(n));
+    this.ranks = grow(this.ranks, new Uint8Array(n));
+    this.actionIds = grow(this.actionIds, new Uint8Array(n));
+    this.plains = grow(this.plains, new Uint8Array(n));
     this.firstMs = grow(this.firstMs, new Float64Array(n));
     this.lastMs = grow(this.lastMs, new Float64Array(n));
     this.repMs = grow(this.repMs, new Float64Array(n));
     this.seen = grow(this.seen, new Int32Array(n));
     this.orders = grow(this.orders, new Uint16Array(n));
+    this.spans = grow(this.spans, new Float64Array(n * SPAN_INTS));
   }
 
   private rehash(): void {
     const slots = new Int32Array(this.slots.length * 2);
     const mask = slots.length - 1;
-    for (let i = 0; i < this.list.length; i++) {
+    for (let i = 0; i < this.n; i++) {
       let slot = this.hashes[i]! & mask;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = i + 1;
@@ -268,14 +526,43 @@ export class FindingGrouper {
     this.slots = slots;
   }
 
-  /** Sorted by severity, then type and action (contract order), then most seen, then first seen. */
+  /** Every group as an object, in report order (see source()). */
   groups(): FindingGroup[] {
-    const list = this.list;
-    const n = list.length;
+    const source = this.source();
+    return source.slice(0, source.length);
+  }
+
+  /**
+   * The groups in report order: by severity, then type and action (contract order), then most
+   * seen, then first seen. Made into objects as they are asked for; findings added after this
+   * call are not in it.
+   */
+  source(): FindingSource {
+    const order = this.order();
+    this.arena.seal();
+    const length = order.length;
+    const at = (j: number): number => {
+      if (j < 0 || j >= length) throw new RangeError(`no finding ${j} of ${length}`);
+      return order[j]!;
+    };
+    return {
+      length,
+      get: (j) => this.materialise(at(j)),
+      slice: (from, to) => {
+        const out: FindingGroup[] = [];
+        for (let j = Math.max(0, from); j < Math.min(to, length); j++) out.push(this.materialise(order[j]!));
+        return out;
+      },
+      count: (j) => this.seen[at(j)]!,
+      severity: (j) => SEVERITIES[this.ranks[at(j)]!]!,
+    };
+  }
+
+  private order(): Int32Array {
+    const n = this.n;
     // A counting sort on the (few) severity/type/action combinations keeps first-seen order
     // within each; then only buckets holding a group seen more than once need a (stable) sort by
-    // count. The pass reads typed arrays, and touches a group object only when it was seen more
-    // than once (a group seen once has one run and one plan: nothing to sort).
+    // count.
     const orders = this.orders;
     const seen = this.seen;
     const buckets = new Int32Array(ORDER_LIMIT + 1);
@@ -290,39 +577,40 @@ export class FindingGrouper {
       counts[rank]!.occurrences += count;
       if (count > 1) {
         repeated[o] = 1;
-        const g = list[i]!;
         // Only lists of two or more names are the group's own; one name needs no sorting anyway.
-        if (g.runs.length > 1) (g.runs as string[]).sort();
-        if (g.plans.length > 1) (g.plans as string[]).sort();
+        const runs = this.runs[i]!;
+        const plans = this.plans[i]!;
+        if (runs.length > 1) (runs as string[]).sort();
+        if (plans.length > 1) (plans as string[]).sort();
       }
     }
     this.counts = Object.fromEntries(SEVERITIES.map((sev, r) => [sev, counts[r]!])) as Record<Severity, SeverityCount>;
     for (let o = 0; o < ORDER_LIMIT; o++) buckets[o + 1]! += buckets[o]!;
     const starts = buckets.slice();
-    const sorted = new Array<FindingGroup>(n);
-    for (let i = 0; i < n; i++) sorted[buckets[orders[i]!]!++] = list[i]!;
+    const sorted = new Int32Array(n);
+    for (let i = 0; i < n; i++) sorted[buckets[orders[i]!]!++] = i;
     // Most findings are seen once: only those seen more often are sorted (stably, by count), and
     // go before the rest, which keep their first-seen order.
     for (let o = 0; o < ORDER_LIMIT; o++) {
       if (repeated[o] === 0) continue;
       const from = starts[o]!;
       const to = starts[o + 1]!;
-      const seenMore: FindingGroup[] = [];
+      const seenMore: number[] = [];
       let once = to;
       for (let k = to - 1; k >= from; k--) {
-        const g = sorted[k]!;
-        if (g.count > 1) seenMore.push(g);
-        else sorted[--once] = g;
+        const i = sorted[k]!;
+        if (seen[i]! > 1) seenMore.push(i);
+        else sorted[--once] = i;
       }
-      seenMore.reverse().sort((a, b) => b.count - a.count);
+      seenMore.reverse().sort((a, b) => seen[b]! - seen[a]!);
       for (let k = 0; k < seenMore.length; k++) sorted[from + k] = seenMore[k]!;
     }
     return sorted;
   }
 
-  /** Distinct findings and occurrences per severity, as of the last groups() call. */
+  /** Distinct findings and occurrences per severity, as of the last groups() or source() call. */
   severityCounts(): Record<Severity, SeverityCount> {
-    return this.counts ?? (this.groups(), this.counts!);
+    return this.counts ?? (this.order(), this.counts!);
   }
 }
 

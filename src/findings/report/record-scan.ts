@@ -253,11 +253,39 @@ interface Utf8Slicing {
 /** A line's values as JSON.parse would give them, for the same checks (see record.ts). */
 export type CanonicalValues = Record<(typeof FIELDS)[number] | 'valid', unknown>;
 
+/** Where each value's start and end are in ScannedLine.offsets. */
+export const FIELD = { run: 0, plan: 2, iteration: 4, at: 6, type: 8, severity: 10, title: 12, detail: 14, file: 16, action: 18 } as const;
+
+/**
+ * The line last matched, as bytes: what group.ts needs to fold it in without decoding it. One
+ * object, updated in place by each match (and its views by each load).
+ */
+export interface ScannedLine {
+  /** The scanner's memory. */
+  bytes: Buffer;
+  /** Start and end of each value (see FIELD) in `bytes`; -1, -1 for a null file. */
+  offsets: Int32Array;
+  run: string;
+  plan: string;
+  /** Indexes in OBSERVATION_TYPES, SEVERITIES (the rank) and ACTIONS; -1 for a value that is
+   *  not one of them as written. */
+  typeId: number;
+  rank: number;
+  actionId: number;
+  /** How plain its strings are (see PlainText). */
+  plain: PlainText;
+}
+
 export interface RecordScanner {
   /** Reads a whole file into the scanner's memory; returns a view of memory up to its end. */
   load(fd: number, size: number): Buffer;
-  /** The values of the line at `start` (ending at its '\n' or at `stop`), when it is in ralph's
-   *  own form; then lineEnd() tells where the line ended, whatever the answer. */
+  /** Whether the line at `start` (ending at its '\n' or at `stop`) is in ralph's own form: then
+   *  `line` describes it. lineEnd() tells where the line ended, whatever the answer. */
+  match(start: number, stop: number): boolean;
+  readonly line: ScannedLine;
+  /** The values of the line last matched, decoded. */
+  values(): CanonicalValues;
+  /** match(), then values(). */
   read(start: number, stop: number): CanonicalValues | undefined;
   lineEnd(): number;
   /** After a line was read: how plain its strings are (see PlainText). */
@@ -272,14 +300,12 @@ export function createRecordScanner(): RecordScanner | undefined {
   Buffer.from(memory.buffer).write(TEMPLATE_TEXT, TEMPLATE, 'latin1');
   let view = Buffer.from(memory.buffer);
   let offsets = new Int32Array(memory.buffer, OFFSETS, FIELDS.length * 2 + 1);
+  const line: ScannedLine = { bytes: view, offsets, run: '', plan: '', typeId: -1, rank: -1, actionId: -1, plain: 'json' };
   // The run and plan of the last line read: a log's lines nearly all share them.
   let runAt = -1;
   let runEnd = -1;
-  let run = '';
-  let plainness: PlainText = 'json';
   let planAt = -1;
   let planEnd = -1;
-  let plan = '';
 
   const same = (a: number, aEnd: number, b: number, bEnd: number): boolean => {
     if (aEnd - a !== bEnd - b || a < 0) return false;
@@ -288,25 +314,28 @@ export function createRecordScanner(): RecordScanner | undefined {
   };
   // Buffer's own decoder, without toString()'s argument checks: a tenth of the read time.
   const text = (at: number): string => (view as unknown as Utf8Slicing).utf8Slice(offsets[at]!, offsets[at + 1]!);
-  /** One of `names` when the value at `at` is written exactly as it, else the value decoded. */
-  const nameOf = (at: number, names: readonly Uint8Array[], strings: readonly string[]): string => {
+  /** The index in `names` of the value at `at` when it is written exactly as that name, else -1. */
+  const nameIndex = (at: number, names: readonly Uint8Array[]): number => {
     const from = offsets[at]!;
     const length = offsets[at + 1]! - from;
     next: for (let k = 0; k < names.length; k++) {
       const n = names[k]!;
       if (n.length !== length) continue;
       for (let i = 0; i < length; i++) if (view[from + i] !== n[i]) continue next;
-      return strings[k]!;
+      return k;
     }
-    return text(at);
+    return -1;
   };
+  const nameOf = (at: number, id: number, strings: readonly string[]): string => (id >= 0 ? strings[id]! : text(at));
 
-  return {
+  const scanner: RecordScanner = {
+    line,
     load(fd, size) {
       const needed = INPUT + size;
       if (needed + SLACK > memory.buffer.byteLength) {
         memory.grow(Math.ceil((needed + SLACK - memory.buffer.byteLength) / PAGE));
         offsets = new Int32Array(memory.buffer, OFFSETS, FIELDS.length * 2 + 1);
+        line.offsets = offsets;
       }
       view = Buffer.from(memory.buffer, 0, needed);
       for (let got = 0; got < size; ) {
@@ -317,43 +346,55 @@ export function createRecordScanner(): RecordScanner | undefined {
         }
         got += n;
       }
+      line.bytes = view;
       runAt = planAt = -1;
       return view;
     },
     lineEnd: () => offsets[FIELDS.length * 2]!,
-    plainness: () => plainness,
-    read(start, stop) {
+    plainness: () => line.plain,
+    match(start, stop) {
       const answer = exports.line(start, stop);
-      if (answer === 0) return undefined;
-      plainness = answer === 1 ? 'script' : 'json';
+      if (answer === 0) return false;
+      line.plain = answer === 1 ? 'script' : 'json';
       const o = offsets;
       if (!same(runAt, runEnd, o[0]!, o[1]!)) {
-        run = text(0);
+        line.run = text(0);
         runAt = o[0]!;
         runEnd = o[1]!;
       }
       if (!same(planAt, planEnd, o[2]!, o[3]!)) {
-        plan = text(2);
+        line.plan = text(2);
         planAt = o[2]!;
         planEnd = o[3]!;
       }
+      line.typeId = nameIndex(FIELD.type, TYPE_BYTES);
+      line.rank = nameIndex(FIELD.severity, SEVERITY_BYTES);
+      line.actionId = nameIndex(FIELD.action, ACTION_BYTES);
+      return true;
+    },
+    values() {
+      const o = offsets;
       let iteration = 0;
       for (let i = o[4]!; i < o[5]!; i++) iteration = iteration * 10 + view[i]! - 0x30;
       return {
-        run,
-        plan,
+        run: line.run,
+        plan: line.plan,
         iteration,
         at: text(6),
         valid: true,
-        type: nameOf(8, TYPE_BYTES, OBSERVATION_TYPES),
-        severity: nameOf(10, SEVERITY_BYTES, SEVERITIES),
+        type: nameOf(FIELD.type, line.typeId, OBSERVATION_TYPES),
+        severity: nameOf(FIELD.severity, line.rank, SEVERITIES),
         title: text(12),
         detail: text(14),
         file: o[16] === -1 ? null : text(16),
-        action: nameOf(18, ACTION_BYTES, ACTIONS),
+        action: nameOf(FIELD.action, line.actionId, ACTIONS),
       };
     },
+    read(start, stop) {
+      return scanner.match(start, stop) ? scanner.values() : undefined;
+    },
   };
+  return scanner;
 }
 
 /**
@@ -366,7 +407,7 @@ export function scanLog(
   size: number,
   handlers: LineHandlers,
   maxLineChars: number,
-  record: (values: CanonicalValues, lineNumber: number, plain: PlainText) => void,
+  record: (line: ScannedLine, lineNumber: number) => void,
 ): void {
   const fd = openSync(path, 'r');
   let view: Buffer;
@@ -379,10 +420,10 @@ export function scanLog(
   let n = 0;
   for (let at = INPUT; at < stop; ) {
     n += 1;
-    const values = scanner.read(at, stop);
+    const matched = scanner.match(at, stop);
     const end = scanner.lineEnd();
     // A line longer in bytes than the limit may still be short enough in characters.
-    if (values !== undefined && end - at <= maxLineChars) record(values, n, scanner.plainness());
+    if (matched && end - at <= maxLineChars) record(scanner.line, n);
     else deliverLine(view.toString('utf8', at, end), n, handlers, maxLineChars);
     at = end + 1;
   }

@@ -5,6 +5,7 @@ import { SEVERITIES, type Severity } from '../../contract.js';
 import { escapeHtml as h, jsonForScript, safeHttpsUrl, scriptSafe, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
+import { findingSource } from './finding-source.js';
 import { FINDINGS_PER_CHUNK } from './render-json.js';
 import { PLAIN_TEXT, type FindingGroup, type Report } from './types.js';
 
@@ -52,13 +53,13 @@ export function* htmlChunks(report: Report): Generator<string> {
     '<label>Action <select id="f-action"><option value="">all</option></select></label>',
     '<label>Plan <select id="f-plan"><option value="">all</option></select></label>',
     '<label>Search <input id="f-search" type="search" placeholder="title, detail, file, run..."></label>',
-    `<output id="shown" class="muted">${report.findings.length} of ${report.findings.length} shown</output>`,
+    `<output id="shown" class="muted">${findingSource(report).length} of ${findingSource(report).length} shown</output>`,
     '</form>\n',
     '<table id="findings-table">\n<thead><tr><th>severity</th><th>type</th><th>action</th><th>finding</th><th>file</th><th class="num">seen</th><th>runs</th></tr></thead>\n<tbody></tbody>\n</table>\n',
     '<p><button type="button" id="more" hidden>Show more</button></p>\n',
     '<noscript><p>The findings table is built by this page&rsquo;s script; without it, use <code>ralph report --format md</code> or <code>--format json</code>.</p></noscript>\n',
   ];
-  if (report.findings.length === 0) parts.push('<p>No findings.</p>\n');
+  if (findingSource(report).length === 0) parts.push('<p>No findings.</p>\n');
 
   if (s.invalid > 0) {
     parts.push(`<h2>Invalid observations (${s.invalid})</h2>\n<table id="invalid-table">\n<thead><tr><th>run</th><th>plan</th><th class="num">iteration</th><th>why</th><th>raw text</th></tr></thead>\n<tbody>\n`);
@@ -98,7 +99,7 @@ export function* htmlChunks(report: Report): Generator<string> {
   yield parts.join('');
   // Rows are joined, a slice at a time, into one flat string each: the escaping then reads it
   // once, where a rope of pieces would be flattened (copied) first.
-  const findings = report.findings;
+  const findings = findingSource(report);
   for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
     if (i > 0) yield ',';
     const slice = findings.slice(i, i + FINDINGS_PER_CHUNK);

@@ -1,6 +1,7 @@
 // The json format is the Report itself: a stable, documented shape (version 1), compact (it can
 // hold 100,000 findings; pipe it through jq to read it).
-import { PLAIN_TEXT, type FindingGroup, type Report } from './types.js';
+import { findingSource } from './finding-source.js';
+import { PLAIN_TEXT, type FindingGroup, type FindingSource, type Report } from './types.js';
 
 /**
  * Findings serialised per chunk. One JSON.stringify of the whole report builds a 30 MB rope that
@@ -15,7 +16,7 @@ export const FINDINGS_PER_CHUNK = 128;
  * time. The comma goes out on its own: joined to a slice it would make a rope to flatten (copy)
  * again. `serialise` must escape per character (as JSON.stringify does), so the pieces join up.
  */
-export function* arrayElements<T>(items: readonly T[], per: number, serialise: (slice: T[]) => string): Generator<string> {
+export function* arrayElements(items: FindingSource, per: number, serialise: (slice: FindingGroup[]) => string): Generator<string> {
   for (let i = 0; i < items.length; i += per) {
     const part = serialise(items.slice(i, i + per));
     if (i > 0) yield ',';
@@ -29,10 +30,11 @@ export function renderJson(report: Report): string {
 
 /** The same text as `JSON.stringify(report)` plus a line break, in pieces, keys in Report order. */
 export function* jsonChunks(report: Report): Generator<string> {
-  const { findings, invalid, brokenLines, runs, problems, ...head } = report;
-  const opening = JSON.stringify(head);
+  // Named one by one: reading `findings` would make every finding an object at once.
+  const { version, generatedAt, runsDir, filters, summary, invalid, brokenLines, runs, problems } = report;
+  const opening = JSON.stringify({ version, generatedAt, runsDir, filters, summary });
   yield `${opening.slice(0, -1)},"findings":[`;
-  yield* arrayElements(findings, FINDINGS_PER_CHUNK, groupsJson());
+  yield* arrayElements(findingSource(report), FINDINGS_PER_CHUNK, groupsJson());
   yield `],"invalid":${JSON.stringify(invalid)},"brokenLines":${JSON.stringify(brokenLines)},"runs":${JSON.stringify(runs)},"problems":${JSON.stringify(problems)}}\n`;
 }
 

@@ -10,7 +10,8 @@ import { SEVERITIES } from '../../contract.js';
 import { escapeMarkdown as md, markdownFence, truncate } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { severityRank } from './filters.js';
-import type { FindingGroup, Report, RunSummary } from './types.js';
+import { findingSource } from './finding-source.js';
+import type { FindingGroup, FindingSource, Report, RunSummary } from './types.js';
 
 /** GitHub's comment limit is 65,536 characters; the rest is room for a note around the report. */
 export const MD_MAX_CHARS = 60_000;
@@ -68,7 +69,7 @@ function size(lines: readonly string[]): number {
 }
 
 function findingsSection(report: Report, budget: number): string[] {
-  const all = report.findings;
+  const all = findingSource(report);
   if (all.length === 0) return ['No findings.'];
   const s = report.summary;
   const byInterest = mostWorthReading(all);
@@ -83,7 +84,7 @@ function findingsSection(report: Report, budget: number): string[] {
   let listed = 0;
   let listedOccurrences = 0;
   for (const i of byInterest) {
-    const g = all[i]!;
+    const g = all.get(i);
     const section = `${g.severity}\u0000${g.type}\u0000${g.action}`;
     let cost = findingRow(g).length + 1;
     if (!sections.has(section)) cost += sectionHeader(g).join('\n').length + 2;
@@ -102,7 +103,7 @@ function findingsSection(report: Report, budget: number): string[] {
   let section = '';
   for (let i = 0; i < all.length; i++) {
     if (chosen[i] === 0) continue;
-    const g = all[i]!;
+    const g = all.get(i);
     if (g.severity !== severity) {
       if (out.length > 0) out.push('');
       severity = g.severity;
@@ -126,17 +127,17 @@ function findingsSection(report: Report, budget: number): string[] {
  * is already by severity first, and nearly every finding is seen once: only those seen more than
  * once need sorting (a comparison sort of 100,000 findings showed up in profiles).
  */
-function mostWorthReading(all: readonly FindingGroup[]): number[] {
+function mostWorthReading(all: FindingSource): number[] {
   const out: number[] = [];
   let from = 0;
   while (from < all.length) {
-    const rank = severityRank(all[from]!.severity);
+    const rank = severityRank(all.severity(from));
     let to = from;
-    while (to < all.length && severityRank(all[to]!.severity) === rank) to += 1;
+    while (to < all.length && severityRank(all.severity(to)) === rank) to += 1;
     const repeated: number[] = [];
     const once: number[] = [];
-    for (let i = from; i < to; i++) (all[i]!.count > 1 ? repeated : once).push(i);
-    repeated.sort((a, b) => all[b]!.count - all[a]!.count || a - b);
+    for (let i = from; i < to; i++) (all.count(i) > 1 ? repeated : once).push(i);
+    repeated.sort((a, b) => all.count(b) - all.count(a) || a - b);
     for (const i of repeated) out.push(i);
     for (const i of once) out.push(i);
     from = to;

@@ -25,6 +25,36 @@ export function timeOf(at: string): number {
   return Number.isNaN(t) ? -Infinity : t;
 }
 
+/** timeOf() of the UTF-8 text `bytes[from, to)`, read without decoding it when canonical. */
+export function timeOfBytes(bytes: Buffer, from: number, to: number): number {
+  if (to - from === 24 && bytes[from + 23] === 90 && bytes[from + 10] === 84) {
+    const y = byteDigits(bytes, from, 4);
+    const mo = byteDigits(bytes, from + 5, 2);
+    const d = byteDigits(bytes, from + 8, 2);
+    const h = byteDigits(bytes, from + 11, 2);
+    const mi = byteDigits(bytes, from + 14, 2);
+    const sec = byteDigits(bytes, from + 17, 2);
+    const ms = byteDigits(bytes, from + 20, 3);
+    if (
+      bytes[from + 4] === 45 && bytes[from + 7] === 45 && bytes[from + 13] === 58 && bytes[from + 16] === 58 && bytes[from + 19] === 46 &&
+      y >= 1000 && mo >= 1 && mo <= 12 && d >= 1 && d <= 28 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && ms >= 0
+    ) {
+      return ((((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60 + sec) * 1000) + ms;
+    }
+  }
+  return timeOf(bytes.toString('utf8', from, to));
+}
+
+function byteDigits(bytes: Uint8Array, start: number, count: number): number {
+  let n = 0;
+  for (let i = start; i < start + count; i++) {
+    const c = bytes[i]! - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): integer
  *  arithmetic, where Date.UTC showed up in profiles. */
 function daysFromCivil(year: number, month: number, day: number): number {

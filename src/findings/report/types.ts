@@ -74,6 +74,23 @@ export interface FindingGroup {
   [PLAIN_TEXT]?: PlainText | undefined;
 }
 
+/**
+ * A report's findings in report order, made into FindingGroup objects only as they are asked
+ * for: buildReport keeps the findings' text as bytes (text-arena.ts), and the formats render
+ * them a slice at a time, so 100,000 of them never exist as objects at once.
+ */
+export interface FindingSource {
+  readonly length: number;
+  /** A new object each call. */
+  get(index: number): FindingGroup;
+  slice(from: number, to: number): FindingGroup[];
+  count(index: number): number;
+  severity(index: number): Severity;
+}
+
+/** Where buildReport's reports keep their FindingSource (finding-source.ts reads it). */
+export const FINDING_SOURCE: unique symbol = Symbol('finding source');
+
 export interface RunSummary {
   /** Folder of the run, relative to the runs folder, with `/` separators. */
   dir: string;

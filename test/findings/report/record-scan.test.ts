@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
-import { buildReport, renderHtml, renderJson, type Report } from '../../../src/findings/report/index.js';
+import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from '../../../src/findings/report/index.js';
 import { PLAIN_TEXT } from '../../../src/findings/report/types.js';
 import { createRecordScanner, INPUT } from '../../../src/findings/report/record-scan.js';
 import { FindingsLog } from '../../../src/findings/findings-log.js';
@@ -139,20 +139,63 @@ describe('record scanner', () => {
           const body = Buffer.concat([Buffer.from(lines.map(([r, how]) => lineOf(r, how)).join('\n')), Buffer.from('\n'), Buffer.from(junk), Buffer.from('\n\uFEFF{}\n')]);
           await writeFile(join(root, `run-${k}`, 'findings.jsonl'), k === 0 ? Buffer.concat([Buffer.from('\uFEFF'), body]) : body);
         }
-        const now = new Date('2026-02-01T00:00:00.000Z');
-        const scanned = await buildReport({ runsDir: root, now });
-        const parsed = await buildReport({ runsDir: root, now, scan: false });
-        expect(unmarked(scanned)).toEqual(unmarked(parsed));
-        // Groups read from plain lines are written from templates: the text must be the same as
-        // JSON.stringify's, which writes every group of the report read without the scanner.
-        expect(renderJson(scanned)).toBe(`${JSON.stringify(scanned)}\n`);
-        expect(renderJson(scanned)).toBe(renderJson(parsed));
-        expect(renderHtml(scanned)).toBe(renderHtml(parsed));
+        await expectSameReports(root);
         await rm(root, { recursive: true, force: true });
       }),
       { numRuns: 60 },
     );
   });
+
+  it('groups the same findings from bytes as from JSON.parse: titles and files equal once normalised, times, severities', async () => {
+    // Few distinct values, so findings recur across and within runs: titles that differ in case,
+    // punctuation, spacing and script, files in ./ and backslashes, times out of order and
+    // unreadable, details of every length (so the text shown is replaced by longer and shorter).
+    const title = fc.constantFrom('Null pointer', 'null-POINTER!', 'Null pointer.', 'Ｎｕｌｌ ｐｏｉｎｔｅｒ', 'Café crème', 'cafe creme', 'TODO', 'todo');
+    const file = fc.constantFrom(null, 'src/a.ts', './src/a.ts', 'src\\a.ts', 'src/b.ts', 'é/b.ts', '  ');
+    const at = fc.constantFrom('2026-01-02T03:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-03T00:00:00.000Z', '2026-01-02T03:00:00+02:00', 'not a time', '');
+    const recurring = fc.record({
+      run: fc.constantFrom('r1', 'r2'),
+      plan: fc.constantFrom('', 'alpha', 'beta'),
+      iteration: fc.nat({ max: 3 }),
+      at,
+      valid: fc.constant(true),
+      type: fc.constantFrom('bug', 'stub'),
+      severity: fc.constantFrom(...SEVERITIES),
+      title,
+      detail: fc.oneof(fc.constantFrom('', 'short', 'é'), plain, fc.string({ maxLength: 300 })),
+      file,
+      action: fc.constantFrom('none', 'needs-fix'),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(recurring, { maxLength: 25 }), { minLength: 1, maxLength: 3 }), async (runs) => {
+        const root = await mkdtemp(join(dir, 'recurring-'));
+        for (const [k, lines] of runs.entries()) {
+          await mkdir(join(root, `run-${k}`));
+          await writeFile(join(root, `run-${k}`, 'findings.jsonl'), lines.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        }
+        await expectSameReports(root);
+        await rm(root, { recursive: true, force: true });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  /** The report read with the scanner is the one read with JSON.parse, as data and as text. */
+  async function expectSameReports(root: string): Promise<void> {
+    const now = new Date('2026-02-01T00:00:00.000Z');
+    const parsed = await buildReport({ runsDir: root, now, scan: false });
+    // Rendered before its findings are read as objects (which makes the formats use those).
+    const scanned = await buildReport({ runsDir: root, now });
+    const json = renderJson(scanned);
+    const html = renderHtml(scanned);
+    expect(json).toBe(renderJson(parsed));
+    expect(html).toBe(renderHtml(parsed));
+    expect(renderMarkdown(scanned)).toBe(renderMarkdown(parsed));
+    expect(unmarked(scanned)).toEqual(unmarked(parsed));
+    // Groups read from plain lines are written from templates: the text must be the same as
+    // JSON.stringify's.
+    expect(json).toBe(`${JSON.stringify(scanned)}\n`);
+  }
 
   /** A runs folder with one run whose log has the same finding twice, the second time later and
    *  with `detail` (so it becomes the one shown). */
