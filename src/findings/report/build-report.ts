@@ -11,7 +11,7 @@ import { FindingGrouper } from './group.js';
 import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
 import { readRunResult } from './read-run.js';
 import { isPlainFinding, parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
-import { createRecordScanner, FIELD, scanLog, type ScannedLine } from './record-scan.js';
+import { ARENA_BASE, createRecordScanner, FIELD, INPUT_CAPACITY, scanLog, type ScannedLine } from './record-scan.js';
 import {
   MAX_LISTED_BROKEN,
   MAX_LISTED_INVALID,
@@ -23,7 +23,7 @@ import {
 } from './types.js';
 
 /** Logs up to this size are read whole; larger ones are streamed line by line. */
-export const READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024;
+export const READ_WHOLE_MAX_BYTES = INPUT_CAPACITY;
 
 export interface BuildReportOptions {
   /** The folder to search (CLI default: .ralph in the current directory). */
@@ -42,8 +42,9 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
   const problems: Problem[] = [];
   const locations = await discoverRuns(options.runsDir, problems);
 
-  const grouper = new FindingGrouper();
   const scanner = options.scan === false ? undefined : createRecordScanner();
+  // The findings' text goes to the scanner's memory, above the log being read.
+  const grouper = scanner !== undefined ? new FindingGrouper(scanner.memory, ARENA_BASE) : new FindingGrouper();
   const maxLineChars = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
   const invalid: InvalidObservation[] = [];
   const broken: BrokenLine[] = [];

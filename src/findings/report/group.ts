@@ -10,8 +10,10 @@ import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationTy
 import { severityRank } from './filters.js';
 import { FIELD, type ScannedLine } from './record-scan.js';
 import { timeOf, timeOfBytes } from './time-of.js';
+import { ByteOutput } from './byte-output.js';
+import { bufferMemory, type ReportMemory } from './report-memory.js';
 import { TextArena } from './text-arena.js';
-import { PLAIN_TEXT, type FindingGroup, type FindingRecord, type FindingSource, type PlainText, type SeverityCount } from './types.js';
+import { TEXT_FIELD, type FindingGroup, type FindingRecord, type FindingSource, type PlainText, type SeverityCount } from './types.js';
 
 const PUNCTUATION = /[\p{P}\p{S}]+/gu;
 const SPACES = /\s+/g;
@@ -133,11 +135,7 @@ const INITIAL_GROUPS = 1024;
 
 // A group's text: five spans in the arena, two numbers each (address, length in bytes; a null
 // file has length -1; addresses can pass 2^31). First and last time start as one span, shared.
-const TITLE = 0;
-const DETAIL = 2;
-const FILE = 4;
-const FIRST_AT = 6;
-const LAST_AT = 8;
+const { title: TITLE, detail: DETAIL, file: FILE, firstAt: FIRST_AT, lastAt: LAST_AT } = TEXT_FIELD;
 const SPAN_INTS = 10;
 /** What fold() found changed: the first or last time, or the representative occurrence. */
 const FIRST = 1;
@@ -163,7 +161,7 @@ const plainCode = (p: PlainText | undefined): number => (p === undefined ? 0 : p
 export class FindingGrouper {
   occurrences = 0;
   private n = 0;
-  private arena = new TextArena();
+  private readonly arena: TextArena;
   /** Arena bytes that no span points to (text replaced by a longer one). */
   private garbage = 0;
   private counts: Record<Severity, SeverityCount> | null = null;
@@ -195,15 +193,20 @@ export class FindingGrouper {
   private lastPlan = '';
   private lastPlanList: readonly string[] = EMPTY;
 
+  /** `memory` above `base` holds the findings' text (by default, a buffer of the grouper's own). */
+  constructor(memory: ReportMemory = bufferMemory(), base = 0) {
+    this.arena = new TextArena(memory, base);
+  }
+
   /** Bytes of text held (for tests: replaced text must not pile up). */
   get textBytes(): number {
-    return this.arena.top;
+    return this.arena.top - this.arena.base;
   }
 
   add(r: FindingRecord): void {
     this.occurrences += 1;
     this.counts = null;
-    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top) this.compact();
+    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top - this.arena.base) this.compact();
     const file = normaliseFile(r.file);
     const typeId = TYPE_ORDER.get(r.type)!;
     const hash = hashText(file, hashTitle(r.title, Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME)) ^ 0xff);
@@ -244,7 +247,9 @@ export class FindingGrouper {
   addScanned(line: ScannedLine): void {
     this.occurrences += 1;
     this.counts = null;
-    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top) this.compact();
+    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top - this.arena.base) this.compact();
+    // Read before anything is copied: a copy can grow the memory, and then `line`'s views of it
+    // are stale. After that, only addresses are used.
     const b = line.bytes;
     const o = line.offsets;
     const typeId = line.typeId;
@@ -252,6 +257,11 @@ export class FindingGrouper {
     const titleTo = o[FIELD.title + 1]!;
     const fileFrom = o[FIELD.file]!;
     const fileTo = o[FIELD.file + 1]!;
+    const detailFrom = o[FIELD.detail]!;
+    const detailTo = o[FIELD.detail + 1]!;
+    const atFrom = o[FIELD.at]!;
+    const atTo = o[FIELD.at + 1]!;
+    const ms = timeOfBytes(b, atFrom, atTo);
     const seed = Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME);
     let titleHash = hashTitleBytes(b, titleFrom, titleTo, seed);
     if (titleHash === NOT_PLAIN) titleHash = hashTitle(b.toString('utf8', titleFrom, titleTo), seed);
@@ -264,35 +274,33 @@ export class FindingGrouper {
       if (entry === 0) break;
       const i = entry - 1;
       if (this.hashes[i] === hash && this.typeIds[i] === typeId && this.sameFileBytes(i, b, fileFrom, fileTo) && this.sameTitleBytes(i, b, titleFrom, titleTo)) {
-        const ms = timeOfBytes(b, o[FIELD.at]!, o[FIELD.at + 1]!);
         const changed = this.fold(i, line.run, line.plan, plainCode(line.plain), ms, line.rank, line.actionId);
         const k = i * SPAN_INTS;
-        if (changed & FIRST) this.replaceBytes(k + FIRST_AT, b, o[FIELD.at]!, o[FIELD.at + 1]!);
-        if (changed & LAST) this.replaceBytes(k + LAST_AT, b, o[FIELD.at]!, o[FIELD.at + 1]!);
+        if (changed & FIRST) this.replaceBytes(k + FIRST_AT, atFrom, atTo);
+        if (changed & LAST) this.replaceBytes(k + LAST_AT, atFrom, atTo);
         if (changed & REPRESENTATIVE) {
-          this.replaceBytes(k + TITLE, b, titleFrom, titleTo);
-          this.replaceBytes(k + DETAIL, b, o[FIELD.detail]!, o[FIELD.detail + 1]!);
+          this.replaceBytes(k + TITLE, titleFrom, titleTo);
+          this.replaceBytes(k + DETAIL, detailFrom, detailTo);
           if (fileFrom === -1) this.dropFile(k);
-          else this.replaceBytes(k + FILE, b, fileFrom, fileTo);
+          else this.replaceBytes(k + FILE, fileFrom, fileTo);
         }
         return;
       }
       slot = (slot + 1) & mask;
     }
-    const ms = timeOfBytes(b, o[FIELD.at]!, o[FIELD.at + 1]!);
     const k = this.open(hash, slot, typeId, line.rank, line.actionId, plainCode(line.plain), ms, line.run, line.plan);
     const spans = this.spans;
     const arena = this.arena;
-    spans[k + TITLE] = arena.copy(b, titleFrom, titleTo);
+    spans[k + TITLE] = arena.copy(titleFrom, titleTo - titleFrom);
     spans[k + TITLE + 1] = arena.appended;
-    spans[k + DETAIL] = arena.copy(b, o[FIELD.detail]!, o[FIELD.detail + 1]!);
+    spans[k + DETAIL] = arena.copy(detailFrom, detailTo - detailFrom);
     spans[k + DETAIL + 1] = arena.appended;
     if (fileFrom === -1) spans[k + FILE + 1] = -1;
     else {
-      spans[k + FILE] = arena.copy(b, fileFrom, fileTo);
+      spans[k + FILE] = arena.copy(fileFrom, fileTo - fileFrom);
       spans[k + FILE + 1] = arena.appended;
     }
-    spans[k + FIRST_AT] = arena.copy(b, o[FIELD.at]!, o[FIELD.at + 1]!);
+    spans[k + FIRST_AT] = arena.copy(atFrom, atTo - atFrom);
     spans[k + FIRST_AT + 1] = arena.appended;
     this.shareTimes(k);
   }
@@ -301,13 +309,13 @@ export class FindingGrouper {
   private sameFileBytes(i: number, b: Buffer, from: number, to: number): boolean {
     const k = i * SPAN_INTS + FILE;
     const length = this.spans[k + 1]!;
-    if (from === -1 ? length === -1 : length !== -1 && this.arena.equals(this.spans[k]!, length, b, from, to)) return true;
+    if (from === -1 ? length === -1 : length !== -1 && this.arena.equals(this.spans[k]!, length, from, to - from)) return true;
     return normaliseFile(this.file(i)) === normaliseFile(from === -1 ? null : b.toString('utf8', from, to));
   }
 
   private sameTitleBytes(i: number, b: Buffer, from: number, to: number): boolean {
     const k = i * SPAN_INTS + TITLE;
-    return this.arena.equals(this.spans[k]!, this.spans[k + 1]!, b, from, to) || sameTitle(this.text(i, TITLE), b.toString('utf8', from, to));
+    return this.arena.equals(this.spans[k]!, this.spans[k + 1]!, from, to - from) || sameTitle(this.text(i, TITLE), b.toString('utf8', from, to));
   }
 
   /** A new group, its numbers set; returns where its spans go, for the caller to fill. */
@@ -401,41 +409,40 @@ export class FindingGrouper {
     this.write(at, text);
   }
 
-  /** replace() with the bytes `b[from, to)`; nothing to do when they are the span's already. */
-  private replaceBytes(at: number, b: Buffer, from: number, to: number): void {
+  /** replace() with the bytes at `from` to `to` (in the same memory); nothing to do when they are
+   *  the span's already. */
+  private replaceBytes(at: number, from: number, to: number): void {
     const spans = this.spans;
     const length = spans[at + 1]!;
     const n = to - from;
-    if (length >= 0 && this.arena.equals(spans[at]!, length, b, from, to)) return;
+    if (length >= 0 && this.arena.equals(spans[at]!, length, from, n)) return;
     if (!this.isShared(at) && length > 0) {
       if (n <= length) {
-        this.arena.put(spans[at]!, b, from, to);
+        this.arena.put(spans[at]!, from, n);
         spans[at + 1] = n;
         this.garbage += length - n;
         return;
       }
       this.garbage += length;
     }
-    spans[at] = this.arena.copy(b, from, to);
+    spans[at] = this.arena.copy(from, n);
     spans[at + 1] = n;
   }
 
   /** Rewrites the arena with only the text spans point to. */
   private compact(): void {
-    const from = this.arena;
-    const to = new TextArena();
     const spans = this.spans;
-    for (let k = 0; k < this.n * SPAN_INTS; k += SPAN_INTS) {
-      const shared = sharedTimes(spans, k);
-      for (const f of [TITLE, DETAIL, FILE, FIRST_AT, LAST_AT]) {
-        const length = spans[k + f + 1]!;
-        if (length < 0 || (f === LAST_AT && shared)) continue;
-        const at = spans[k + f]!;
-        spans[k + f] = to.copy(from.view(at, length), 0, length);
+    this.arena.compact((keep) => {
+      for (let k = 0; k < this.n * SPAN_INTS; k += SPAN_INTS) {
+        const shared = sharedTimes(spans, k);
+        for (const f of [TITLE, DETAIL, FILE, FIRST_AT, LAST_AT]) {
+          const length = spans[k + f + 1]!;
+          if (length < 0 || (f === LAST_AT && shared)) continue;
+          spans[k + f] = keep(spans[k + f]!, length);
+        }
+        if (shared) spans[k + LAST_AT] = spans[k + FIRST_AT]!;
       }
-      if (shared) spans[k + LAST_AT] = spans[k + FIRST_AT]!;
-    }
-    this.arena = to;
+    });
     this.garbage = 0;
   }
 
@@ -465,7 +472,6 @@ export class FindingGrouper {
       plans: this.plans[i]!,
       firstAt,
       lastAt: sharedTimes(spans, k) ? firstAt : this.text(i, LAST_AT),
-      [PLAIN_TEXT]: PLAIN_CODES[this.plains[i]!],
     };
   }
 
@@ -539,7 +545,6 @@ export class FindingGrouper {
    */
   source(): FindingSource {
     const order = this.order();
-    this.arena.seal();
     const length = order.length;
     const at = (j: number): number => {
       if (j < 0 || j >= length) throw new RangeError(`no finding ${j} of ${length}`);
@@ -555,6 +560,22 @@ export class FindingGrouper {
       },
       count: (j) => this.seen[at(j)]!,
       severity: (j) => SEVERITIES[this.ranks[at(j)]!]!,
+      fields: {
+        kind: (j) => this.orders[at(j)]!,
+        plain: (j) => PLAIN_CODES[this.plains[at(j)]!],
+        type: (j) => OBSERVATION_TYPES[this.typeIds[at(j)]!]!,
+        action: (j) => ACTIONS[this.actionIds[at(j)]!]!,
+        runs: (j) => this.runs[at(j)]!,
+        plans: (j) => this.plans[at(j)]!,
+        hasFile: (j) => this.spans[at(j) * SPAN_INTS + FILE + 1] !== -1,
+        // Above the text: nothing is added to the arena once its findings are being written.
+        output: () => new ByteOutput(this.arena.memory, this.arena.top),
+        text: (j, field, out) => {
+          const k = at(j) * SPAN_INTS + field;
+          const length = this.spans[k + 1]!;
+          if (length > 0) out.copy(this.spans[k]!, length);
+        },
+      },
     };
   }
 

@@ -15,6 +15,7 @@ import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../contract.js';
 import { deliverLine, type LineHandlers } from './line-reader.js';
 import type { PlainText } from './types.js';
 import { Code, I32, op, PAGE, section, name, simd, uleb, V128, instantiator } from '../../util/wasm-assembler.js';
+import { wasmMemory, type ReportMemory } from './report-memory.js';
 
 /** Bytes a 16-byte load may read past the log. */
 const SLACK = 16;
@@ -23,6 +24,10 @@ const TEMPLATE = 0;
 const OFFSETS = 256;
 /** Where a log is read to. */
 export const INPUT = 512;
+/** The biggest log read whole into memory (bigger ones are streamed and parsed line by line). */
+export const INPUT_CAPACITY = 8 * 1024 * 1024;
+/** Where the memory is free for the findings' text (report-memory.ts), past the log and slack. */
+export const ARENA_BASE = INPUT + INPUT_CAPACITY + 64;
 
 // Markers in the template: everything else is a byte the line must have at that place.
 const END = 0x00;
@@ -229,7 +234,9 @@ const wasm = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
   ...section(3, [1, 0]),
-  ...section(5, [1, 0x00, 1]),
+  // Pages up to ARENA_BASE from the start: the log's room is reserved, and is only touched (given
+  // real memory by the system) as far as logs reach.
+  ...section(5, [1, 0x00, ...uleb(Math.ceil(ARENA_BASE / PAGE))]),
   ...section(7, [2, ...name('memory'), 2, 0, ...name('line'), 0, 0]),
   ...section(10, [1, ...uleb(body.length), ...body]),
 ]);
@@ -261,9 +268,9 @@ export const FIELD = { run: 0, plan: 2, iteration: 4, at: 6, type: 8, severity: 
  * object, updated in place by each match (and its views by each load).
  */
 export interface ScannedLine {
-  /** The scanner's memory. */
+  /** The scanner's memory as it was at the match (see ReportMemory.u8). */
   bytes: Buffer;
-  /** Start and end of each value (see FIELD) in `bytes`; -1, -1 for a null file. */
+  /** Start and end of each value (see FIELD): addresses in the memory; -1, -1 for a null file. */
   offsets: Int32Array;
   run: string;
   plan: string;
@@ -277,8 +284,10 @@ export interface ScannedLine {
 }
 
 export interface RecordScanner {
-  /** Reads a whole file into the scanner's memory; returns a view of memory up to its end. */
-  load(fd: number, size: number): Buffer;
+  /** Where logs are read to, and what is free above ARENA_BASE for others to use. */
+  readonly memory: ReportMemory;
+  /** Reads a whole file (at most INPUT_CAPACITY bytes) to INPUT; returns where it ends. */
+  load(fd: number, size: number): number;
   /** Whether the line at `start` (ending at its '\n' or at `stop`) is in ralph's own form: then
    *  `line` describes it. lineEnd() tells where the line ended, whatever the answer. */
   match(start: number, stop: number): boolean;
@@ -296,10 +305,17 @@ export interface RecordScanner {
 export function createRecordScanner(): RecordScanner | undefined {
   const exports = instance();
   if (exports === undefined) return undefined;
-  const memory = exports.memory;
-  Buffer.from(memory.buffer).write(TEMPLATE_TEXT, TEMPLATE, 'latin1');
-  let view = Buffer.from(memory.buffer);
-  let offsets = new Int32Array(memory.buffer, OFFSETS, FIELDS.length * 2 + 1);
+  const memory = wasmMemory(exports.memory);
+  memory.u8.write(TEMPLATE_TEXT, TEMPLATE, 'latin1');
+  // Views of the memory, made again when others (the findings' text) have grown it.
+  let view = memory.u8;
+  let offsets = new Int32Array(view.buffer, OFFSETS, FIELDS.length * 2 + 1);
+  const refresh = (): void => {
+    if (view === memory.u8) return;
+    view = memory.u8;
+    offsets = new Int32Array(view.buffer, OFFSETS, FIELDS.length * 2 + 1);
+    line.offsets = offsets;
+  };
   const line: ScannedLine = { bytes: view, offsets, run: '', plan: '', typeId: -1, rank: -1, actionId: -1, plain: 'json' };
   // The run and plan of the last line read: a log's lines nearly all share them.
   let runAt = -1;
@@ -330,29 +346,27 @@ export function createRecordScanner(): RecordScanner | undefined {
 
   const scanner: RecordScanner = {
     line,
+    memory,
     load(fd, size) {
-      const needed = INPUT + size;
-      if (needed + SLACK > memory.buffer.byteLength) {
-        memory.grow(Math.ceil((needed + SLACK - memory.buffer.byteLength) / PAGE));
-        offsets = new Int32Array(memory.buffer, OFFSETS, FIELDS.length * 2 + 1);
-        line.offsets = offsets;
-      }
-      view = Buffer.from(memory.buffer, 0, needed);
-      for (let got = 0; got < size; ) {
+      if (size > INPUT_CAPACITY) throw new RangeError(`a log of ${size} bytes is bigger than the ${INPUT_CAPACITY} bytes read whole`);
+      refresh();
+      let got = 0;
+      while (got < size) {
         const n = readSync(fd, view, INPUT + got, size - got, null);
-        if (n === 0) {
-          view = Buffer.from(memory.buffer, 0, INPUT + got);
-          break;
-        }
+        if (n === 0) break;
         got += n;
       }
-      line.bytes = view;
       runAt = planAt = -1;
-      return view;
+      return INPUT + got;
     },
-    lineEnd: () => offsets[FIELDS.length * 2]!,
+    lineEnd: () => {
+      refresh();
+      return offsets[FIELDS.length * 2]!;
+    },
     plainness: () => line.plain,
     match(start, stop) {
+      refresh();
+      line.bytes = view;
       const answer = exports.line(start, stop);
       if (answer === 0) return false;
       line.plain = answer === 1 ? 'script' : 'json';
@@ -373,6 +387,7 @@ export function createRecordScanner(): RecordScanner | undefined {
       return true;
     },
     values() {
+      refresh();
       const o = offsets;
       let iteration = 0;
       for (let i = o[4]!; i < o[5]!; i++) iteration = iteration * 10 + view[i]! - 0x30;
@@ -410,13 +425,12 @@ export function scanLog(
   record: (line: ScannedLine, lineNumber: number) => void,
 ): void {
   const fd = openSync(path, 'r');
-  let view: Buffer;
+  let stop: number;
   try {
-    view = scanner.load(fd, size);
+    stop = scanner.load(fd, size);
   } finally {
     closeSync(fd);
   }
-  const stop = view.length;
   let n = 0;
   for (let at = INPUT; at < stop; ) {
     n += 1;
@@ -424,7 +438,7 @@ export function scanLog(
     const end = scanner.lineEnd();
     // A line longer in bytes than the limit may still be short enough in characters.
     if (matched && end - at <= maxLineChars) record(scanner.line, n);
-    else deliverLine(view.toString('utf8', at, end), n, handlers, maxLineChars);
+    else deliverLine(scanner.memory.u8.toString('utf8', at, end), n, handlers, maxLineChars);
     at = end + 1;
   }
 }

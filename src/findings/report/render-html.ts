@@ -2,12 +2,13 @@
 // entities everywhere, and the findings as data in an escaped JSON block, from which the page's
 // own script builds the table (see html-assets.ts).
 import { SEVERITIES, type Severity } from '../../contract.js';
+import { joinChunks, type Chunk } from './byte-output.js';
 import { escapeHtml as h, jsonForScript, safeHttpsUrl, scriptSafe, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
 import { findingSource } from './finding-source.js';
-import { FINDINGS_PER_CHUNK } from './render-json.js';
-import { PLAIN_TEXT, type FindingGroup, type Report } from './types.js';
+import { BYTES_PER_CHUNK, FINDINGS_PER_CHUNK } from './render-json.js';
+import { TEXT_FIELD, type FindingFields, type FindingGroup, type FindingSource, type Report } from './types.js';
 
 const BAR_COLOURS: Record<Severity, string> = {
   critical: '#c0392b',
@@ -24,11 +25,11 @@ const NEEDS_WORK = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const t = (text: string): string => (NEEDS_WORK.test(text) ? h(stripControls(text)) : text);
 
 export function renderHtml(report: Report): string {
-  return Array.from(htmlChunks(report)).join('');
+  return joinChunks(htmlChunks(report));
 }
 
 /** The page in pieces; the findings data block is serialised a slice at a time. */
-export function* htmlChunks(report: Report): Generator<string> {
+export function* htmlChunks(report: Report): Generator<Chunk> {
   const s = report.summary;
   const filters = filterLine(report);
   const parts: string[] = [
@@ -94,20 +95,20 @@ export function* htmlChunks(report: Report): Generator<string> {
   parts.push('</tbody>\n</table>\n');
   // The findings go first and the lists they index come after them: one pass names the types,
   // actions, plans and runs as it writes the rows (the page reads the block as a whole).
-  const { row, head } = tableData(report);
+  const table = tableData(report);
   parts.push('<script type="application/json" id="report-data">{"findings":[');
   yield parts.join('');
-  // Rows are joined, a slice at a time, into one flat string each: the escaping then reads it
-  // once, where a rope of pieces would be flattened (copied) first.
   const findings = findingSource(report);
-  for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
-    if (i > 0) yield ',';
-    const slice = findings.slice(i, i + FINDINGS_PER_CHUNK);
-    const rows = slice.map(row).join(',');
-    // Rows of text known to hold nothing a script block must escape are written as they are.
-    yield slice.every((g) => g[PLAIN_TEXT] === 'script') ? rows : scriptSafe(rows);
+  if (findings.fields !== undefined) {
+    yield* rowsAsBytes(findings, findings.fields, table);
+  } else {
+    for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
+      if (i > 0) yield ',';
+      // Joined into one flat string, which the escaping then reads once.
+      yield scriptSafe(findings.slice(i, i + FINDINGS_PER_CHUNK).map(table.row).join(','));
+    }
   }
-  yield `],${jsonForScript(head()).slice(1)}</script>\n`;
+  yield `],${jsonForScript(table.head()).slice(1)}</script>\n`;
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
 }
 
@@ -124,7 +125,7 @@ const WIDTH = 9;
  * a run name is written once, not once per finding it appears in. Types, actions, plans and
  * runs are listed in the order the rows first name them; head() lists them once every row is out.
  */
-function tableData(report: Report): { row: (g: FindingGroup) => string; head: () => Record<string, unknown> } {
+function tableData(report: Report): TableData {
   const s = report.summary;
   const severities = SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0);
   const severityIndex = new Map<string, number>(severities.map((v, i) => [v, i]));
@@ -136,18 +137,56 @@ function tableData(report: Report): { row: (g: FindingGroup) => string; head: ()
   const actionId = lastLookup(actions.id);
   const planIds = lastListLookup(plans.id);
   const runIds = lastListLookup(runs.id);
+  const ids = (severity: string, type: string, action: string) => `${sevId(severity)},${typeId(type)},${actionId(action)}`;
+  const lists = (runNames: readonly string[], planNames: readonly string[]) => `${idsJson(runIds(runNames))},${idsJson(planIds(planNames))}`;
   return {
-    /** A finding's WIDTH values as JSON, without the brackets; plain text is written as it is. */
-    row(g) {
-      const ids = `${sevId(g.severity)},${typeId(g.type)},${actionId(g.action)}`;
-      const lists = `${idsJson(runIds(g.runs))},${idsJson(planIds(g.plans))}`;
-      if (g[PLAIN_TEXT] !== undefined) {
-        return `${ids},"${g.title}","${g.detail}",${g.file === null ? 'null' : `"${g.file}"`},${g.count},${lists}`;
-      }
-      return `${ids},${JSON.stringify([g.title, g.detail, g.file, g.count]).slice(1, -1)},${lists}`;
-    },
+    ids,
+    lists,
+    row: (g) => `${ids(g.severity, g.type, g.action)},${JSON.stringify([g.title, g.detail, g.file, g.count]).slice(1, -1)},${lists(g.runs, g.plans)}`,
     head: () => ({ severities, types: types.list, actions: actions.list, plans: plans.list, runs: runs.list, width: WIDTH, page: HTML_PAGE_ROWS }),
   };
+}
+
+interface TableData {
+  /** A finding's WIDTH values as JSON, without the brackets (not yet safe in a script block). */
+  row(g: FindingGroup): string;
+  /** The first three of them (ids of its severity, type and action), then the last two. Rows
+   *  must be asked for in order: ids are given to names as the rows first use them. */
+  ids(severity: string, type: string, action: string): string;
+  lists(runs: readonly string[], plans: readonly string[]): string;
+  head(): Record<string, unknown>;
+}
+
+/**
+ * The rows, comma-separated, as UTF-8. A finding whose text holds nothing a script block must
+ * escape (plain 'script') is written from a template, its text copied as the bytes it was read
+ * as; any other is made an object, serialised and escaped.
+ */
+function* rowsAsBytes(source: FindingSource, f: FindingFields, table: TableData): Generator<Uint8Array> {
+  const out = f.output();
+  for (let j = 0; j < source.length; j++) {
+    if (j > 0) out.ascii(',');
+    if (f.plain(j) !== 'script') {
+      out.utf8(scriptSafe(table.row(source.get(j))));
+    } else {
+      out.ascii(table.ids(source.severity(j), f.type(j), f.action(j)));
+      out.ascii(',"');
+      f.text(j, TEXT_FIELD.title, out);
+      out.ascii('","');
+      f.text(j, TEXT_FIELD.detail, out);
+      if (f.hasFile(j)) {
+        out.ascii('","');
+        f.text(j, TEXT_FIELD.file, out);
+        out.ascii('",');
+      } else {
+        out.ascii('",null,');
+      }
+      out.ascii(`${source.count(j)},`);
+      out.ascii(table.lists(f.runs(j), f.plans(j)));
+    }
+    if (out.length >= BYTES_PER_CHUNK) yield out.take();
+  }
+  if (out.length > 0) yield out.take();
 }
 
 function idsJson(ids: number | number[]): string {

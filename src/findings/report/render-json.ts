@@ -1,7 +1,8 @@
 // The json format is the Report itself: a stable, documented shape (version 1), compact (it can
 // hold 100,000 findings; pipe it through jq to read it).
+import { joinChunks, type Chunk, type Piece } from './byte-output.js';
 import { findingSource } from './finding-source.js';
-import { PLAIN_TEXT, type FindingGroup, type FindingSource, type Report } from './types.js';
+import { TEXT_FIELD, type FindingFields, type FindingGroup, type FindingSource, type Report } from './types.js';
 
 /**
  * Findings serialised per chunk. One JSON.stringify of the whole report builds a 30 MB rope that
@@ -10,61 +11,95 @@ import { PLAIN_TEXT, type FindingGroup, type FindingSource, type Report } from '
  * (~500 KB) each went to fresh large-object pages, and rendering the json took a fifth longer.
  */
 export const FINDINGS_PER_CHUNK = 128;
-
-/**
- * The elements of a JSON array, comma-separated and without its brackets, serialised `per` at a
- * time. The comma goes out on its own: joined to a slice it would make a rope to flatten (copy)
- * again. `serialise` must escape per character (as JSON.stringify does), so the pieces join up.
- */
-export function* arrayElements(items: FindingSource, per: number, serialise: (slice: FindingGroup[]) => string): Generator<string> {
-  for (let i = 0; i < items.length; i += per) {
-    const part = serialise(items.slice(i, i + per));
-    if (i > 0) yield ',';
-    yield part.slice(1, -1);
-  }
-}
+/** Bytes of findings written as bytes (FindingFields) per chunk. */
+export const BYTES_PER_CHUNK = 64 * 1024;
 
 export function renderJson(report: Report): string {
-  return Array.from(jsonChunks(report)).join('');
+  return joinChunks(jsonChunks(report));
 }
 
 /** The same text as `JSON.stringify(report)` plus a line break, in pieces, keys in Report order. */
-export function* jsonChunks(report: Report): Generator<string> {
+export function* jsonChunks(report: Report): Generator<Chunk> {
   // Named one by one: reading `findings` would make every finding an object at once.
   const { version, generatedAt, runsDir, filters, summary, invalid, brokenLines, runs, problems } = report;
   const opening = JSON.stringify({ version, generatedAt, runsDir, filters, summary });
   yield `${opening.slice(0, -1)},"findings":[`;
-  yield* arrayElements(findingSource(report), FINDINGS_PER_CHUNK, groupsJson());
+  const source = findingSource(report);
+  if (source.fields !== undefined) yield* findingsAsBytes(source, source.fields);
+  else yield* findingsAsText(source);
   yield `],"invalid":${JSON.stringify(invalid)},"brokenLines":${JSON.stringify(brokenLines)},"runs":${JSON.stringify(runs)},"problems":${JSON.stringify(problems)}}\n`;
 }
 
+/** The findings array's elements, comma-separated, by JSON.stringify a slice at a time. */
+function* findingsAsText(source: FindingSource): Generator<string> {
+  for (let i = 0; i < source.length; i += FINDINGS_PER_CHUNK) {
+    // The comma goes out on its own: joined to a slice it would make a rope to flatten (copy).
+    if (i > 0) yield ',';
+    yield JSON.stringify(source.slice(i, i + FINDINGS_PER_CHUNK)).slice(1, -1);
+  }
+}
+
 /**
- * JSON.stringify for a slice of findings. A group whose strings need no escaping (PLAIN_TEXT) is
- * written from a template, keys in FindingGroup's order: that was a third of the serialising
- * time; any other group goes to JSON.stringify. Run and plan lists, shared by many groups, are
- * serialised once each.
+ * The same elements as UTF-8. A finding whose text needs no escaping in JSON (plain) is written
+ * from a template, keys in FindingGroup's order, its text copied as the bytes it was read as;
+ * any other is made an object and given to JSON.stringify. Run and plan lists, shared by many
+ * findings, are serialised once each.
  */
-function groupsJson(): (slice: FindingGroup[]) => string {
-  const lists = new Map<readonly string[], string>();
-  const list = (names: readonly string[]): string => {
-    let json = lists.get(names);
-    if (json === undefined) {
-      json = JSON.stringify(names);
-      lists.set(names, json);
+function* findingsAsBytes(source: FindingSource, f: FindingFields): Generator<Uint8Array> {
+  const out = f.output();
+  // What many findings share is kept as pieces: the start of each kind of finding up to its
+  // title, each run and plan list with its key, and the text between fields.
+  const starts = new Map<number, Piece>();
+  const runLists = new Map<readonly string[], Piece>();
+  const planLists = new Map<readonly string[], Piece>();
+  const list = (lists: Map<readonly string[], Piece>, key: string, names: readonly string[]): Piece => {
+    let piece = lists.get(names);
+    if (piece === undefined) {
+      piece = out.piece(`,"${key}":${JSON.stringify(names)}`);
+      lists.set(names, piece);
     }
-    return json;
+    return piece;
   };
-  return (slice) => {
-    let out = '[';
-    for (let i = 0; i < slice.length; i++) {
-      const g = slice[i]!;
-      if (i > 0) out += ',';
-      out += g[PLAIN_TEXT] !== undefined
-        ? `{"type":"${g.type}","severity":"${g.severity}","action":"${g.action}","title":"${g.title}","detail":"${g.detail}",` +
-          `"file":${g.file === null ? 'null' : `"${g.file}"`},"count":${g.count},"runs":${list(g.runs)},"plans":${list(g.plans)},` +
-          `"firstAt":"${g.firstAt}","lastAt":"${g.lastAt}"}`
-        : JSON.stringify(g);
+  const comma = out.piece(',');
+  const detail = out.piece('","detail":"');
+  const file = out.piece('","file":"');
+  const count = out.piece('","count":');
+  const noFile = out.piece('","file":null,"count":');
+  const firstAt = out.piece(',"firstAt":"');
+  const lastAt = out.piece('","lastAt":"');
+  const end = out.piece('"}');
+  for (let j = 0; j < source.length; j++) {
+    if (j > 0) out.put(comma);
+    if (f.plain(j) === undefined) {
+      out.utf8(JSON.stringify(source.get(j) satisfies FindingGroup));
+    } else {
+      const kind = f.kind(j);
+      let start = starts.get(kind);
+      if (start === undefined) {
+        start = out.piece(`{"type":"${f.type(j)}","severity":"${source.severity(j)}","action":"${f.action(j)}","title":"`);
+        starts.set(kind, start);
+      }
+      out.put(start);
+      f.text(j, TEXT_FIELD.title, out);
+      out.put(detail);
+      f.text(j, TEXT_FIELD.detail, out);
+      if (f.hasFile(j)) {
+        out.put(file);
+        f.text(j, TEXT_FIELD.file, out);
+        out.put(count);
+      } else {
+        out.put(noFile);
+      }
+      out.ascii(`${source.count(j)}`);
+      out.put(list(runLists, 'runs', f.runs(j)));
+      out.put(list(planLists, 'plans', f.plans(j)));
+      out.put(firstAt);
+      f.text(j, TEXT_FIELD.firstAt, out);
+      out.put(lastAt);
+      f.text(j, TEXT_FIELD.lastAt, out);
+      out.put(end);
     }
-    return `${out}]`;
-  };
+    if (out.length >= BYTES_PER_CHUNK) yield out.take();
+  }
+  if (out.length > 0) yield out.take();
 }

@@ -2,6 +2,7 @@
 // output (format json), so its fields change only with care.
 import type { Action, ObservationType, Severity } from '../../contract.js';
 import type { Problem } from '../../errors.js';
+import type { ByteOutput } from './byte-output.js';
 
 /** One valid observation as read from a findings.jsonl line. */
 export interface FindingRecord {
@@ -46,14 +47,6 @@ export interface BrokenLine {
  */
 export type PlainText = 'json' | 'script';
 
-/**
- * Marks a group whose strings need no escaping (the least plain of the occurrences it was taken
- * from, FindingRecord.plain), so the json and html formats write them as they are. Set by the
- * grouper only; a symbol, so JSON and the formats never show it. Code that changes a group's
- * strings must drop it.
- */
-export const PLAIN_TEXT: unique symbol = Symbol('plain text');
-
 /** The same finding (type + normalised title + file) across every run that reported it. */
 export interface FindingGroup {
   type: ObservationType;
@@ -71,7 +64,6 @@ export interface FindingGroup {
   plans: readonly string[];
   firstAt: string;
   lastAt: string;
-  [PLAIN_TEXT]?: PlainText | undefined;
 }
 
 /**
@@ -86,6 +78,30 @@ export interface FindingSource {
   slice(from: number, to: number): FindingGroup[];
   count(index: number): number;
   severity(index: number): Severity;
+  /** Only buildReport's sources: the findings' fields without making objects of them. */
+  readonly fields?: FindingFields;
+}
+
+/** A finding's text fields, by where FindingFields.text() finds them. */
+export const TEXT_FIELD = { title: 0, detail: 2, file: 4, firstAt: 6, lastAt: 8 } as const;
+export type TextField = (typeof TEXT_FIELD)[keyof typeof TEXT_FIELD];
+
+/** The fields of FindingSource's findings, by index, for the formats to write them as bytes. */
+export interface FindingFields {
+  /** A small number for its severity, type and action together (below 256): the same for two
+   *  findings exactly when all three are. */
+  kind(index: number): number;
+  /** How plain its text is (FindingRecord.plain): only plain text may be written as it is. */
+  plain(index: number): PlainText | undefined;
+  type(index: number): ObservationType;
+  action(index: number): Action;
+  runs(index: number): readonly string[];
+  plans(index: number): readonly string[];
+  hasFile(index: number): boolean;
+  /** Where text() can write: the memory the text is in, above it. */
+  output(): ByteOutput;
+  /** Appends the text as UTF-8 bytes (nothing for a null file) to an output() of these fields. */
+  text(index: number, field: TextField, out: ByteOutput): void;
 }
 
 /** Where buildReport's reports keep their FindingSource (finding-source.ts reads it). */

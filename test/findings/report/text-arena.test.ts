@@ -1,48 +1,61 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CHUNK, TextArena } from '../../../src/findings/report/text-arena.js';
+import { ByteOutput } from '../../../src/findings/report/byte-output.js';
+import { createRecordScanner } from '../../../src/findings/report/record-scan.js';
+import { bufferMemory } from '../../../src/findings/report/report-memory.js';
+import { TextArena } from '../../../src/findings/report/text-arena.js';
 import { FindingGrouper } from '../../../src/findings/report/group.js';
 import type { FindingRecord } from '../../../src/findings/report/types.js';
 
 describe('TextArena', () => {
-  it('gives back every text written or copied, across chunks, before and after sealing', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.oneof(fc.string({ maxLength: 50 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constantFrom('x'.repeat(CHUNK - 3), 'é'.repeat(CHUNK / 2 + 5))), { maxLength: 40 }),
-        fc.array(fc.boolean(), { maxLength: 40 }),
-        (texts, copied) => {
-          const arena = new TextArena();
+  // Both kinds of memory: the scanner's (grown in place) and a plain buffer (copied as it grows).
+  const memories = { wasm: () => createRecordScanner()!.memory, buffer: () => bufferMemory(64) };
+  for (const [kind, memory] of Object.entries(memories)) {
+    it(`gives back every text written or copied as its memory grows (${kind})`, () => {
+      fc.assert(
+        fc.property(fc.array(fc.oneof(fc.string({ maxLength: 50 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constant('x'.repeat(70_000))), { maxLength: 30 }), fc.array(fc.boolean(), { maxLength: 30 }), (texts, copied) => {
+          const m = memory();
+          m.ensure(200_000);
+          // Copies come from below the arena, as the scanner's log is.
+          const arena = new TextArena(m, 200_000);
           const spans = texts.map((t, i) => {
             if (copied[i]) {
-              const bytes = Buffer.from(`[${t}]`);
-              const at = arena.copy(bytes, 1, bytes.length - 1);
-              return { at, length: arena.appended, t };
+              const n = m.u8.write(t.slice(0, 60_000), 100);
+              return { at: arena.copy(100, n), length: arena.appended, t: t.slice(0, 60_000) };
             }
-            const at = arena.write(t);
-            return { at, length: arena.appended, t };
+            return { at: arena.write(t), length: arena.appended, t };
           });
           for (const s of spans) expect(arena.text(s.at, s.length)).toBe(Buffer.from(s.t).toString());
-          arena.seal();
-          // Read often enough that chunks are read as whole strings too.
-          for (let k = 0; k < 3; k++) for (const s of spans) expect(arena.text(s.at, s.length)).toBe(Buffer.from(s.t).toString());
-        },
-      ),
-      { numRuns: 40 },
-    );
+          const out = new ByteOutput(m, arena.top);
+          for (const s of spans) out.copy(s.at, s.length);
+          expect(Buffer.from(out.take()).toString()).toBe(spans.map((s) => Buffer.from(s.t).toString()).join(''));
+          for (const s of spans) expect(arena.text(s.at, s.length)).toBe(Buffer.from(s.t).toString());
+        }),
+        { numRuns: 30 },
+      );
+    });
+  }
+
+  it('writes pieces again and again, kept while there is room and encoded each time after', () => {
+    const m = bufferMemory();
+    const out = new ByteOutput(m, 0);
+    // 600 KB pieces: the first fits the room kept for pieces (1 MB), the next do not.
+    const texts = ['a'.repeat(600_000), `é${'b'.repeat(600_000)}`, 'c'.repeat(600_000), ',"runs":["r1"]'];
+    const pieces = texts.map((t) => out.piece(t));
+    expect(pieces.map((p) => p.at >= 0)).toEqual([true, false, false, true]);
+    for (const p of [...pieces, ...pieces]) out.put(p);
+    expect(Buffer.from(out.take()).toString()).toBe([...texts, ...texts].join(''));
   });
 
-  it('reads a text overwritten after sealing as it is now', () => {
-    const arena = new TextArena();
-    const spans = Array.from({ length: 600 }, (_, i) => ({ at: arena.write(`text ${i}`), length: arena.appended }));
-    arena.seal();
-    for (const s of spans) arena.text(s.at, s.length);
-    expect(arena.text(spans[7]!.at, spans[7]!.length)).toBe('text 7');
-    expect(arena.overwrite(spans[7]!.at, spans[7]!.length, 'TEXT 7')).toBe(6);
-    expect(arena.text(spans[7]!.at, 6)).toBe('TEXT 7');
-    expect(arena.overwrite(spans[8]!.at, spans[8]!.length, 'é é é')).toBe(-1);
-    expect(arena.overwrite(spans[8]!.at, spans[8]!.length, 'é-8')).toBe(4);
-    expect(arena.text(spans[8]!.at, 4)).toBe('é-8');
-    expect(arena.text(spans[9]!.at, spans[9]!.length)).toBe('text 9');
+  it('writes over a text in place only when the new one fits', () => {
+    const arena = new TextArena(bufferMemory(), 0);
+    const seven = arena.write('text 7');
+    const eight = arena.write('text 8');
+    expect(arena.overwrite(seven, 6, 'TEXT 7')).toBe(6);
+    expect(arena.text(seven, 6)).toBe('TEXT 7');
+    expect(arena.overwrite(eight, 6, 'é é é')).toBe(-1);
+    expect(arena.overwrite(eight, 6, 'é-8')).toBe(4);
+    expect(arena.text(eight, 4)).toBe('é-8');
   });
 });
 
@@ -75,6 +88,6 @@ describe('FindingGrouper text', () => {
     expect(only!.lastAt).toBe(finding(5_999, '').at);
     expect(only!.firstAt).toBe(finding(0, '').at);
     // 18 MB of detail went through; what is kept stays within a few times the 1 MB threshold.
-    expect(g.textBytes).toBeLessThan(4 * CHUNK);
+    expect(g.textBytes).toBeLessThan(4 << 20);
   });
 });
