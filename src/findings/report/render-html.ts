@@ -2,7 +2,7 @@
 // entities everywhere, and the findings as data in an escaped JSON block, from which the page's
 // own script builds the table (see html-assets.ts).
 import { SEVERITIES, type Severity } from '../../contract.js';
-import { joinChunks, type Chunk } from './byte-output.js';
+import { joinChunks, type Chunk, type Piece } from './byte-output.js';
 import { escapeHtml as h, jsonForScript, safeHttpsUrl, scriptSafe, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
@@ -138,11 +138,13 @@ function tableData(report: Report): TableData {
   const planIds = lastListLookup(plans.id);
   const runIds = lastListLookup(runs.id);
   const ids = (severity: string, type: string, action: string) => `${sevId(severity)},${typeId(type)},${actionId(action)}`;
-  const lists = (runNames: readonly string[], planNames: readonly string[]) => `${idsJson(runIds(runNames))},${idsJson(planIds(planNames))}`;
+  const runList = (names: readonly string[]) => idsJson(runIds(names));
+  const planList = (names: readonly string[]) => idsJson(planIds(names));
   return {
     ids,
-    lists,
-    row: (g) => `${ids(g.severity, g.type, g.action)},${JSON.stringify([g.title, g.detail, g.file, g.count]).slice(1, -1)},${lists(g.runs, g.plans)}`,
+    runList,
+    planList,
+    row: (g) => `${ids(g.severity, g.type, g.action)},${JSON.stringify([g.title, g.detail, g.file, g.count]).slice(1, -1)},${runList(g.runs)},${planList(g.plans)}`,
     head: () => ({ severities, types: types.list, actions: actions.list, plans: plans.list, runs: runs.list, width: WIDTH, page: HTML_PAGE_ROWS }),
   };
 }
@@ -150,10 +152,11 @@ function tableData(report: Report): TableData {
 interface TableData {
   /** A finding's WIDTH values as JSON, without the brackets (not yet safe in a script block). */
   row(g: FindingGroup): string;
-  /** The first three of them (ids of its severity, type and action), then the last two. Rows
-   *  must be asked for in order: ids are given to names as the rows first use them. */
+  /** Its first three (ids of its severity, type and action), and its last two. Asked for in the
+   *  order of the rows and of a row's values: ids are given to names as they are first used. */
   ids(severity: string, type: string, action: string): string;
-  lists(runs: readonly string[], plans: readonly string[]): string;
+  runList(runs: readonly string[]): string;
+  planList(plans: readonly string[]): string;
   head(): Record<string, unknown>;
 }
 
@@ -164,25 +167,53 @@ interface TableData {
  */
 function* rowsAsBytes(source: FindingSource, f: FindingFields, table: TableData): Generator<Uint8Array> {
   const out = f.output();
+  // What many rows share is kept as pieces (see ByteOutput.piece): a kind of finding's ids, each
+  // run and plan list's ids, the text between values. Each is made the first time it is needed,
+  // in the order the rows need them, so names are numbered as they would be row by row.
+  const kinds = new Map<number, Piece>();
+  const runLists = new Map<readonly string[], Piece>();
+  const planLists = new Map<readonly string[], Piece>();
+  const comma = out.piece(',');
+  const between = out.piece('","');
+  const afterFile = out.piece('",');
+  const noFile = out.piece('",null,');
   for (let j = 0; j < source.length; j++) {
-    if (j > 0) out.ascii(',');
+    if (j > 0) out.put(comma);
     if (f.plain(j) !== 'script') {
       out.utf8(scriptSafe(table.row(source.get(j))));
     } else {
-      out.ascii(table.ids(source.severity(j), f.type(j), f.action(j)));
-      out.ascii(',"');
+      const kind = f.kind(j);
+      let start = kinds.get(kind);
+      if (start === undefined) {
+        start = out.piece(`${table.ids(source.severity(j), f.type(j), f.action(j))},"`);
+        kinds.set(kind, start);
+      }
+      out.put(start);
       f.text(j, TEXT_FIELD.title, out);
-      out.ascii('","');
+      out.put(between);
       f.text(j, TEXT_FIELD.detail, out);
       if (f.hasFile(j)) {
-        out.ascii('","');
+        out.put(between);
         f.text(j, TEXT_FIELD.file, out);
-        out.ascii('",');
+        out.put(afterFile);
       } else {
-        out.ascii('",null,');
+        out.put(noFile);
       }
       out.ascii(`${source.count(j)},`);
-      out.ascii(table.lists(f.runs(j), f.plans(j)));
+      const runs = f.runs(j);
+      let runPiece = runLists.get(runs);
+      if (runPiece === undefined) {
+        runPiece = out.piece(`${table.runList(runs)},`);
+        runLists.set(runs, runPiece);
+      }
+      out.put(runPiece);
+      const plans = f.plans(j);
+      let planPiece = planLists.get(plans);
+      if (planPiece === undefined) {
+        planPiece = out.piece(table.planList(plans));
+        planLists.set(plans, planPiece);
+      }
+      out.put(planPiece);
     }
     if (out.length >= BYTES_PER_CHUNK) yield out.take();
   }
