@@ -12,7 +12,11 @@ export const op = {
   ctz: 0x68, add: 0x6a, sub: 0x6b, and: 0x71, or: 0x72, shl: 0x74,
   return: 0x0f, i32Load: 0x28, i64Load: 0x29, i32Store: 0x36, i64Const: 0x42, i64Eq: 0x51, leU: 0x4d,
   simd: 0xfd,
+  /** Prefix of the bulk memory instructions (MISC_MEMORY_COPY). */
+  misc: 0xfc,
 } as const;
+/** memory.copy, after op.misc; then two memory indexes (0, 0). */
+export const MISC_MEMORY_COPY = 10;
 export const simd = { load: 0x00, splat8: 0x0f, eq8: 0x23, ltU8: 0x26, and: 0x4e, or: 0x50, anyTrue: 0x53, bitmask8: 0x64 } as const;
 
 /** Bytes in a WebAssembly memory page. */

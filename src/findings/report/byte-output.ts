@@ -84,7 +84,7 @@ export class ByteOutput {
   copy(address: number, length: number): void {
     const pos = this.pos;
     if (pos + length > this.u8.length) this.room(length);
-    this.u8.copyWithin(pos, address, address + length);
+    this.memory.copy(pos, address, length);
     this.pos = pos + length;
   }
 

@@ -1,10 +1,10 @@
 // One block of memory behind `ralph report`: the log being read (record-scan.ts), the findings'
 // text (text-arena.ts) and the report's findings as they are written out (byte-output.ts).
 //
-// Why one block: text moves from the log to the arena and from the arena to the output by
-// copyWithin(), a memmove inside one buffer for some 30 ns a call. Between two buffers each copy
-// needs a view made first (set()) or a JavaScript loop: three times that, and there are a
-// million such copies in a report of 100,000 findings.
+// Why one block: text moves from the log to the arena and from the arena to the output by a
+// memmove inside it (WebAssembly's memory.copy, a few ns a call; copyWithin() without WebAssembly).
+// Between two buffers each copy needs a view made first (set()) or a JavaScript loop: ten times
+// that, and there are a million such copies in a report of 100,000 findings.
 
 import { PAGE } from '../../util/wasm-assembler.js';
 
@@ -13,11 +13,15 @@ export interface ReportMemory {
   u8: Buffer;
   /** Makes the memory at least `bytes` long. */
   ensure(bytes: number): void;
+  /** Copies `length` bytes from `from` to `to` (which may overlap), like copyWithin(). */
+  copy(to: number, from: number, length: number): void;
 }
 
-/** A WebAssembly memory (the scanner's): grown in place, its contents never copied. */
-export function wasmMemory(memory: { buffer: ArrayBuffer; grow(pages: number): number }): ReportMemory {
+/** A WebAssembly memory (the scanner's), with the module's memory.copy: grown in place, its
+ *  contents never copied. */
+export function wasmMemory(memory: { buffer: ArrayBuffer; grow(pages: number): number }, copy: ReportMemory['copy']): ReportMemory {
   const m: ReportMemory = {
+    copy,
     u8: Buffer.from(memory.buffer),
     ensure(bytes) {
       if (bytes <= m.u8.length) return;
@@ -41,6 +45,7 @@ export function wasmMemory(memory: { buffer: ArrayBuffer; grow(pages: number): n
 /** A plain buffer, copied to a bigger one as it grows: where WebAssembly is not available. */
 export function bufferMemory(initialBytes = 1 << 20): ReportMemory {
   const m: ReportMemory = {
+    copy: (to, from, length) => m.u8.copyWithin(to, from, from + length),
     u8: Buffer.alloc(initialBytes),
     ensure(bytes) {
       if (bytes <= m.u8.length) return;

@@ -34,7 +34,7 @@ export class TextArena {
   copy(src: number, length: number): number {
     const address = this.top;
     this.memory.ensure(address + length);
-    this.memory.u8.copyWithin(address, src, src + length);
+    this.memory.copy(address, src, length);
     this.top = address + length;
     this.appended = length;
     return address;
@@ -53,7 +53,7 @@ export class TextArena {
 
   /** Writes the `length` bytes at `src` over those at `address` (a span at least that long). */
   put(address: number, src: number, length: number): void {
-    this.memory.u8.copyWithin(address, src, src + length);
+    this.memory.copy(address, src, length);
   }
 
   /** Writes `text` over the `room` bytes at `address` when it fits; returns its length, or -1. */
