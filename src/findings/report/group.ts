@@ -51,23 +51,10 @@ const FNV_PRIME = 0x01000193;
  * Other titles take the general path; both hash the same characters, so they agree.
  */
 function hashTitle(title: string, seed: number): number {
-  let h = seed;
-  let started = false;
-  let gap = false;
-  for (let i = 0; i < title.length; i++) {
-    let c = title.charCodeAt(i);
-    if (c >= 128) return hashText(normaliseTitle(title), seed);
-    if (c >= 65 && c <= 90) c += 32;
-    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-      if (gap && started) h = Math.imul(h ^ 32, FNV_PRIME);
-      h = Math.imul(h ^ c, FNV_PRIME);
-      started = true;
-      gap = false;
-    } else {
-      gap = true;
-    }
-  }
-  return h;
+  // An ASCII title is hashed as its bytes, as the scanned path hashes it: one way to hash, so both
+  // always agree.
+  if (!NON_ASCII.test(title)) return hashTitleBytes(Buffer.from(title, 'latin1'), 0, title.length, seed);
+  return hashText(normaliseTitle(title), seed);
 }
 
 /** What the byte hashes give for text they cannot hash as it is (not ASCII, or not normalised);
@@ -210,13 +197,10 @@ export class FindingGrouper {
     const file = normaliseFile(r.file);
     const typeId = TYPE_ORDER.get(r.type)!;
     const hash = hashText(file, hashTitle(r.title, Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME)) ^ 0xff);
-    const mask = this.slots.length - 1;
-    let slot = hash & mask;
-    for (;;) {
-      const entry = this.slots[slot]!;
-      if (entry === 0) break;
-      const i = entry - 1;
-      if (this.hashes[i] === hash && this.typeIds[i] === typeId && normaliseFile(this.file(i)) === file && sameTitle(this.text(i, TITLE), r.title)) {
+    let slot = this.probe(hash, hash, typeId);
+    for (; this.slots[slot] !== 0; slot = this.probe(slot + 1, hash, typeId)) {
+      const i = this.slots[slot]! - 1;
+      if (normaliseFile(this.file(i)) === file && sameTitle(this.text(i, TITLE), r.title)) {
         const changed = this.fold(i, r.run, r.plan, plainCode(r.plain), timeOf(r.at), severityRank(r.severity), ACTION_ORDER.get(r.action)!);
         const k = i * SPAN_INTS;
         if (changed & FIRST) this.replace(k + FIRST_AT, r.at);
@@ -229,7 +213,6 @@ export class FindingGrouper {
         }
         return;
       }
-      slot = (slot + 1) & mask;
     }
     const k = this.open(hash, slot, typeId, severityRank(r.severity), ACTION_ORDER.get(r.action)!, plainCode(r.plain), timeOf(r.at), r.run, r.plan);
     this.write(k + TITLE, r.title);
@@ -267,13 +250,10 @@ export class FindingGrouper {
     if (titleHash === NOT_PLAIN) titleHash = hashTitle(b.toString('utf8', titleFrom, titleTo), seed);
     let hash = fileFrom === -1 ? titleHash ^ 0xff : hashFileBytes(b, fileFrom, fileTo, titleHash ^ 0xff);
     if (hash === NOT_PLAIN) hash = hashText(normaliseFile(b.toString('utf8', fileFrom, fileTo)), titleHash ^ 0xff);
-    const mask = this.slots.length - 1;
-    let slot = hash & mask;
-    for (;;) {
-      const entry = this.slots[slot]!;
-      if (entry === 0) break;
-      const i = entry - 1;
-      if (this.hashes[i] === hash && this.typeIds[i] === typeId && this.sameFileBytes(i, b, fileFrom, fileTo) && this.sameTitleBytes(i, b, titleFrom, titleTo)) {
+    let slot = this.probe(hash, hash, typeId);
+    for (; this.slots[slot] !== 0; slot = this.probe(slot + 1, hash, typeId)) {
+      const i = this.slots[slot]! - 1;
+      if (this.sameFileBytes(i, b, fileFrom, fileTo) && this.sameTitleBytes(i, b, titleFrom, titleTo)) {
         const changed = this.fold(i, line.run, line.plan, plainCode(line.plain), ms, line.rank, line.actionId);
         const k = i * SPAN_INTS;
         if (changed & FIRST) this.replaceBytes(k + FIRST_AT, atFrom, atTo);
@@ -286,7 +266,6 @@ export class FindingGrouper {
         }
         return;
       }
-      slot = (slot + 1) & mask;
     }
     const k = this.open(hash, slot, typeId, line.rank, line.actionId, plainCode(line.plain), ms, line.run, line.plan);
     const spans = this.spans;
@@ -303,6 +282,17 @@ export class FindingGrouper {
     spans[k + FIRST_AT] = arena.copy(atFrom, atTo - atFrom);
     spans[k + FIRST_AT + 1] = arena.appended;
     this.shareTimes(k);
+  }
+
+  /** From `slot` on (wrapping around): the first slot that is empty, or holds a group with this
+   *  hash and type (a candidate, whose text the caller compares). */
+  private probe(slot: number, hash: number, typeId: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let at = slot & mask; ; at = (at + 1) & mask) {
+      const entry = slots[at]!;
+      if (entry === 0 || (this.hashes[entry - 1] === hash && this.typeIds[entry - 1] === typeId)) return at;
+    }
   }
 
   /** Whether group i's file is the same as `b[from, to)` (from -1: null) once normalised. */

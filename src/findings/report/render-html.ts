@@ -7,8 +7,8 @@ import { escapeHtml as h, jsonForScript, safeHttpsUrl, scriptSafe, stripControls
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
 import { findingSource } from './finding-source.js';
-import { BYTES_PER_CHUNK, FINDINGS_PER_CHUNK } from './render-json.js';
-import { TEXT_FIELD, type FindingFields, type FindingGroup, type FindingSource, type Report } from './types.js';
+import { BYTES_PER_CHUNK, FINDINGS_PER_CHUNK, pieceOf, writeTexts, type TextPieces } from './render-json.js';
+import { type FindingFields, type FindingGroup, type FindingSource, type Report } from './types.js';
 
 const BAR_COLOURS: Record<Severity, string> = {
   critical: '#c0392b',
@@ -174,46 +174,19 @@ function* rowsAsBytes(source: FindingSource, f: FindingFields, table: TableData)
   const runLists = new Map<readonly string[], Piece>();
   const planLists = new Map<readonly string[], Piece>();
   const comma = out.piece(',');
-  const between = out.piece('","');
-  const afterFile = out.piece('",');
-  const noFile = out.piece('",null,');
+  const between: TextPieces = { afterTitle: out.piece('","'), beforeFile: out.piece('","'), afterFile: out.piece('",'), noFile: out.piece('",null,') };
   for (let j = 0; j < source.length; j++) {
     if (j > 0) out.put(comma);
     if (f.plain(j) !== 'script') {
       out.utf8(scriptSafe(table.row(source.get(j))));
     } else {
-      const kind = f.kind(j);
-      let start = kinds.get(kind);
-      if (start === undefined) {
-        start = out.piece(`${table.ids(source.severity(j), f.type(j), f.action(j))},"`);
-        kinds.set(kind, start);
-      }
-      out.put(start);
-      f.text(j, TEXT_FIELD.title, out);
-      out.put(between);
-      f.text(j, TEXT_FIELD.detail, out);
-      if (f.hasFile(j)) {
-        out.put(between);
-        f.text(j, TEXT_FIELD.file, out);
-        out.put(afterFile);
-      } else {
-        out.put(noFile);
-      }
+      out.put(pieceOf(out, kinds, f.kind(j), () => `${table.ids(source.severity(j), f.type(j), f.action(j))},"`));
+      writeTexts(out, f, j, between);
       out.ascii(`${source.count(j)},`);
       const runs = f.runs(j);
-      let runPiece = runLists.get(runs);
-      if (runPiece === undefined) {
-        runPiece = out.piece(`${table.runList(runs)},`);
-        runLists.set(runs, runPiece);
-      }
-      out.put(runPiece);
+      out.put(pieceOf(out, runLists, runs, () => `${table.runList(runs)},`));
       const plans = f.plans(j);
-      let planPiece = planLists.get(plans);
-      if (planPiece === undefined) {
-        planPiece = out.piece(table.planList(plans));
-        planLists.set(plans, planPiece);
-      }
-      out.put(planPiece);
+      out.put(pieceOf(out, planLists, plans, () => table.planList(plans)));
     }
     if (out.length >= BYTES_PER_CHUNK) yield out.take();
   }

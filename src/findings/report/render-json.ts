@@ -1,6 +1,6 @@
 // The json format is the Report itself: a stable, documented shape (version 1), compact (it can
 // hold 100,000 findings; pipe it through jq to read it).
-import { joinChunks, type Chunk, type Piece } from './byte-output.js';
+import { joinChunks, type ByteOutput, type Chunk, type Piece } from './byte-output.js';
 import { findingSource } from './finding-source.js';
 import { TEXT_FIELD, type FindingFields, type FindingGroup, type FindingSource, type Report } from './types.js';
 
@@ -52,19 +52,13 @@ function* findingsAsBytes(source: FindingSource, f: FindingFields): Generator<Ui
   const starts = new Map<number, Piece>();
   const runLists = new Map<readonly string[], Piece>();
   const planLists = new Map<readonly string[], Piece>();
-  const list = (lists: Map<readonly string[], Piece>, key: string, names: readonly string[]): Piece => {
-    let piece = lists.get(names);
-    if (piece === undefined) {
-      piece = out.piece(`,"${key}":${JSON.stringify(names)}`);
-      lists.set(names, piece);
-    }
-    return piece;
-  };
   const comma = out.piece(',');
-  const detail = out.piece('","detail":"');
-  const file = out.piece('","file":"');
-  const count = out.piece('","count":');
-  const noFile = out.piece('","file":null,"count":');
+  const between: TextPieces = {
+    afterTitle: out.piece('","detail":"'),
+    beforeFile: out.piece('","file":"'),
+    afterFile: out.piece('","count":'),
+    noFile: out.piece('","file":null,"count":'),
+  };
   const firstAt = out.piece(',"firstAt":"');
   const lastAt = out.piece('","lastAt":"');
   const end = out.piece('"}');
@@ -73,26 +67,13 @@ function* findingsAsBytes(source: FindingSource, f: FindingFields): Generator<Ui
     if (f.plain(j) === undefined) {
       out.utf8(JSON.stringify(source.get(j) satisfies FindingGroup));
     } else {
-      const kind = f.kind(j);
-      let start = starts.get(kind);
-      if (start === undefined) {
-        start = out.piece(`{"type":"${f.type(j)}","severity":"${source.severity(j)}","action":"${f.action(j)}","title":"`);
-        starts.set(kind, start);
-      }
-      out.put(start);
-      f.text(j, TEXT_FIELD.title, out);
-      out.put(detail);
-      f.text(j, TEXT_FIELD.detail, out);
-      if (f.hasFile(j)) {
-        out.put(file);
-        f.text(j, TEXT_FIELD.file, out);
-        out.put(count);
-      } else {
-        out.put(noFile);
-      }
+      out.put(pieceOf(out, starts, f.kind(j), () => `{"type":"${f.type(j)}","severity":"${source.severity(j)}","action":"${f.action(j)}","title":"`));
+      writeTexts(out, f, j, between);
       out.ascii(`${source.count(j)}`);
-      out.put(list(runLists, 'runs', f.runs(j)));
-      out.put(list(planLists, 'plans', f.plans(j)));
+      const runs = f.runs(j);
+      out.put(pieceOf(out, runLists, runs, () => `,"runs":${JSON.stringify(runs)}`));
+      const plans = f.plans(j);
+      out.put(pieceOf(out, planLists, plans, () => `,"plans":${JSON.stringify(plans)}`));
       out.put(firstAt);
       f.text(j, TEXT_FIELD.firstAt, out);
       out.put(lastAt);
@@ -102,4 +83,36 @@ function* findingsAsBytes(source: FindingSource, f: FindingFields): Generator<Ui
     if (out.length >= BYTES_PER_CHUNK) yield out.take();
   }
   if (out.length > 0) yield out.take();
+}
+
+/** The piece kept for `key`, made from `text()` the first time. */
+export function pieceOf<K>(out: ByteOutput, kept: Map<K, Piece>, key: K, text: () => string): Piece {
+  let piece = kept.get(key);
+  if (piece === undefined) {
+    piece = out.piece(text());
+    kept.set(key, piece);
+  }
+  return piece;
+}
+
+/** What goes between a finding's title, detail and file (or where a null file is). */
+export interface TextPieces {
+  afterTitle: Piece;
+  beforeFile: Piece;
+  afterFile: Piece;
+  noFile: Piece;
+}
+
+/** Finding j's title, detail and file as bytes, with `p` between them. */
+export function writeTexts(out: ByteOutput, f: FindingFields, j: number, p: TextPieces): void {
+  f.text(j, TEXT_FIELD.title, out);
+  out.put(p.afterTitle);
+  f.text(j, TEXT_FIELD.detail, out);
+  if (f.hasFile(j)) {
+    out.put(p.beforeFile);
+    f.text(j, TEXT_FIELD.file, out);
+    out.put(p.afterFile);
+  } else {
+    out.put(p.noFile);
+  }
 }
