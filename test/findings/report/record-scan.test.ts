@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
 import { buildReport, renderHtml, renderJson, renderMarkdown } from '../../../src/findings/report/index.js';
-import { createRecordScanner, INPUT } from '../../../src/findings/report/record-scan.js';
+import { createRecordScanner, findName, INPUT, names } from '../../../src/findings/report/record-scan.js';
 import { FindingsLog } from '../../../src/findings/findings-log.js';
 import { readFileSync } from 'node:fs';
 
@@ -237,6 +237,16 @@ describe('record scanner', () => {
     const html = renderHtml(await buildReport({ runsDir: root, now }));
     expect(html).toBe(renderHtml(await buildReport({ runsDir: root, now, scan: false })));
     expect(html).not.toContain('</script><script>alert');
+  });
+
+  it('finds a name by its bytes, also among names alike in length and first, middle and last letters', () => {
+    const list = names(['bug', 'abxcd', 'abxxd', ...ACTIONS]);
+    const find = (text: string) => {
+      const b = Buffer.from(`[${text}]`);
+      return findName(list, b, 1, b.length - 1);
+    };
+    expect(['bug', 'abxcd', 'abxxd', 'needs-investigation', 'needs-documentation', 'none'].map(find)).toEqual([0, 1, 2, 6, 7, 9]);
+    expect(['', 'bu', 'bugs', 'Bug', 'abxyd', 'needs-investigatioN', 'é'].map(find)).toEqual([-1, -1, -1, -1, -1, -1, -1]);
   });
 
   it('takes a log bigger than its memory so far, and then a smaller one', () => {
