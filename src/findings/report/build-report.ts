@@ -24,6 +24,8 @@ import {
 
 /** Logs up to this size are read whole; larger ones are streamed line by line. */
 export const READ_WHOLE_MAX_BYTES = INPUT_CAPACITY;
+/** Few lines ralph writes are shorter: logs of N bytes hold about N / this findings at most. */
+const SHORT_LINE_BYTES = 300;
 
 export interface BuildReportOptions {
   /** The folder to search (CLI default: .ralph in the current directory). */
@@ -52,7 +54,12 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
   let brokenCount = 0;
   const runs: RunSummary[] = [];
 
-  for (const loc of locations) {
+  // Room for the groups the logs may hold, from their size (a line ralph writes is seldom under
+  // 300 bytes): the grouper's arrays then need not grow, and be copied, as the logs are read.
+  const sizes = locations.map((loc) => (loc.findings === undefined ? 0 : sizeOf(loc.findings)));
+  grouper.reserve(sizes.reduce((sum, n) => sum + Math.max(0, n), 0) / SHORT_LINE_BYTES);
+
+  for (const [index, loc] of locations.entries()) {
     const fallbackRun = loc.rel === '.' ? basename(options.runsDir) : basename(loc.dir);
     const read = loc.result !== undefined ? readRunResult(loc.result, inRun(loc.rel, RUN_FILES.result)) : null;
     if (read?.ok === false) problems.push(read.problem);
@@ -109,7 +116,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         // cost more than parsing it. Big logs are streamed so memory stays bounded. Read whole,
         // a log goes into the scanner's memory (reused from log to log) as bytes; without
         // WebAssembly it is read as text in one step.
-        const size = statSync(loc.findings).size;
+        const size = sizes[index]! >= 0 ? sizes[index]! : statSync(loc.findings).size;
         if (size > READ_WHOLE_MAX_BYTES) {
           await forEachLine(loc.findings, handlers, maxLineChars);
         } else if (scanner !== undefined) {
@@ -174,6 +181,15 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     runs,
     problems,
   }, source);
+}
+
+/** A file's size, or -1 when it cannot be read (the reading then says why). */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
 }
 
 /** A run's file as shown to the user: relative to the runs folder, `/`-separated. */

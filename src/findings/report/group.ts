@@ -119,6 +119,8 @@ function orderOf(rank: number, typeId: number, actionId: number): number {
 // a slow path for frozen arrays.
 const EMPTY: readonly string[] = [];
 const INITIAL_GROUPS = 1024;
+/** reserve() goes no further than this at once (about 40 MB of arrays). */
+const MAX_RESERVED_GROUPS = 1 << 19;
 
 // A group's text: five spans in the arena, two numbers each (address, length in bytes; a null
 // file has length -1; addresses can pass 2^31). First and last time start as one span, shared.
@@ -492,8 +494,20 @@ export class FindingGrouper {
     return list;
   }
 
-  private growArrays(): void {
-    const n = this.hashes.length * 2;
+  /**
+   * Makes room for `groups` groups at once, where growing step by step would copy the arrays
+   * (and touch their memory) about twice over. An estimate: more groups still fit, by growing.
+   */
+  reserve(groups: number): void {
+    const n = Math.min(Math.ceil(groups), MAX_RESERVED_GROUPS);
+    if (n <= this.hashes.length) return;
+    this.growArrays(n);
+    let slots = this.slots.length;
+    while (slots < n * 2) slots *= 2;
+    if (slots > this.slots.length) this.rehash(slots);
+  }
+
+  private growArrays(n = this.hashes.length * 2): void {
     const grow = <T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(from: T, to: T): T => {
       to.set(from);
       return to;
@@ -511,8 +525,8 @@ export class FindingGrouper {
     this.spans = grow(this.spans, new Float64Array(n * SPAN_INTS));
   }
 
-  private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
+  private rehash(size = this.slots.length * 2): void {
+    const slots = new Int32Array(size);
     const mask = slots.length - 1;
     for (let i = 0; i < this.n; i++) {
       let slot = this.hashes[i]! & mask;

@@ -73,6 +73,20 @@ describe('FindingGrouper text', () => {
     action: 'none',
   });
 
+  it('groups the same with room reserved ahead, too little or too much, as without', () => {
+    const records = Array.from({ length: 5_000 }, (_, i) => ({ ...finding(i, `detail ${i}`), title: `Finding ${i % 1_700}`, severity: (['low', 'high'] as const)[i % 2]! }));
+    const grouped = (reserve: number | undefined) => {
+      const g = new FindingGrouper();
+      if (reserve !== undefined) g.reserve(reserve);
+      for (const r of records) g.add(r);
+      return g.groups();
+    };
+    const plain = grouped(undefined);
+    expect(plain).toHaveLength(1_700);
+    expect(grouped(10)).toEqual(plain);
+    expect(grouped(1_000_000)).toEqual(plain);
+  });
+
   it('does not pile up text replaced by longer text: the arena is rewritten', () => {
     const g = new FindingGrouper();
     // Each occurrence is later, so it becomes the one shown, with a longer detail each time (so
