@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildReport, parseFilters } from '../../../src/findings/report/index.js';
+import { buildReport, parseFilters, renderHtml, renderJson } from '../../../src/findings/report/index.js';
 import { UsageError } from '../../../src/errors.js';
 import { BASIC } from './helpers.js';
 
@@ -35,6 +35,19 @@ describe('buildReport on the basic fixture', () => {
     expect(g.lastAt).toBe('2026-01-20T06:00:00.000Z');
     // Same title in another file is another finding.
     expect(report.findings.some((x) => x.file === 'src/lexer.ts' && x.count === 1)).toBe(true);
+  });
+
+  it('renders its findings as they are once read as objects, changes included', async () => {
+    const report = await buildReport({ runsDir: BASIC, now: NOW });
+    const untouched = renderJson(report);
+    expect(untouched).toBe(`${JSON.stringify(report)}\n`);
+    report.findings[0]!.title = 'changed </script>';
+    const json = renderJson(report);
+    expect(json).not.toBe(untouched);
+    expect(JSON.parse(json).findings[0].title).toBe('changed </script>');
+    expect(renderHtml(report)).toContain('changed \\u003c/script\\u003e');
+    // A copy made by spreading gets the findings as they are too.
+    expect(renderJson({ ...report })).toBe(json);
   });
 
   it('orders groups by severity, then type, then action', async () => {
