@@ -6,7 +6,7 @@
 // lookup is an open-addressing table of integers over a hash of the normalised identity (no key
 // string is built or kept per record), the bookkeeping lives in typed arrays, the text in a
 // TextArena, and a group seen in one run shares one `runs` array with every other such group.
-import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationType, type Severity } from '../../contract.js';
+import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type ObservationType, type Severity } from '../../contract.js';
 import { severityRank } from './filters.js';
 import { FIELD, type ScannedLine } from './record-scan.js';
 import { timeOf, timeOfBytes } from './time-of.js';

@@ -26,8 +26,9 @@ const OFFSETS = 256;
 export const INPUT = 512;
 /** The biggest log read whole into memory (bigger ones are streamed and parsed line by line). */
 export const INPUT_CAPACITY = 8 * 1024 * 1024;
-/** Where the memory is free for the findings' text (report-memory.ts), past the log and slack. */
-export const ARENA_BASE = INPUT + INPUT_CAPACITY + 64;
+/** Where the memory is free for the findings' text (report-memory.ts), past the log and slack
+ *  (then aligned: the text's copies start on a cache line). */
+export const ARENA_BASE = Math.ceil((INPUT + INPUT_CAPACITY + SLACK) / 64) * 64;
 
 // Markers in the template: everything else is a byte the line must have at that place.
 const END = 0x00;
