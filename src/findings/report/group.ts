@@ -168,8 +168,6 @@ export class FindingGrouper {
   private repMs = new Float64Array(INITIAL_GROUPS);
   /** Occurrences (FindingGroup.count). */
   private seen = new Int32Array(INITIAL_GROUPS);
-  /** The sort key of the representative's severity, type and action. */
-  private orders = new Uint16Array(INITIAL_GROUPS);
   private spans = new Float64Array(INITIAL_GROUPS * SPAN_INTS);
   private readonly runs: (readonly string[])[] = [];
   private readonly plans: (readonly string[])[] = [];
@@ -195,7 +193,7 @@ export class FindingGrouper {
   add(r: FindingRecord): void {
     this.occurrences += 1;
     this.counts = null;
-    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top - this.arena.base) this.compact();
+    this.compactIfWasteful();
     const file = normaliseFile(r.file);
     const typeId = TYPE_ORDER.get(r.type)!;
     const hash = hashText(file, hashTitle(r.title, Math.imul(FNV_OFFSET ^ typeId, FNV_PRIME)) ^ 0xff);
@@ -232,7 +230,7 @@ export class FindingGrouper {
   addScanned(line: ScannedLine): void {
     this.occurrences += 1;
     this.counts = null;
-    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top - this.arena.base) this.compact();
+    this.compactIfWasteful();
     // Read before anything is copied: a copy can grow the memory, and then `line`'s views of it
     // are stale. After that, only addresses are used.
     const b = line.bytes;
@@ -324,7 +322,6 @@ export class FindingGrouper {
     this.firstMs[i] = ms;
     this.lastMs[i] = ms;
     this.repMs[i] = ms;
-    this.orders[i] = orderOf(rank, typeId, actionId);
     this.runs.push(this.runList(run));
     this.plans.push(this.planList(plan));
     this.slots[slot] = i + 1;
@@ -356,7 +353,6 @@ export class FindingGrouper {
       this.ranks[i] = rank;
       this.actionIds[i] = actionId;
       this.repMs[i] = ms;
-      this.orders[i] = orderOf(rank, this.typeIds[i]!, actionId);
       changed |= REPRESENTATIVE;
     }
     return changed;
@@ -421,7 +417,11 @@ export class FindingGrouper {
     spans[at + 1] = n;
   }
 
-  /** Rewrites the arena with only the text spans point to. */
+  /** Rewrites the arena with only the text spans point to, once most of it is not. */
+  private compactIfWasteful(): void {
+    if (this.garbage > COMPACT_AT_BYTES && this.garbage * 2 > this.arena.top - this.arena.base) this.compact();
+  }
+
   private compact(): void {
     const spans = this.spans;
     this.arena.compact((keep) => {
@@ -436,6 +436,10 @@ export class FindingGrouper {
       }
     });
     this.garbage = 0;
+  }
+
+  private orderOf(i: number): number {
+    return orderOf(this.ranks[i]!, this.typeIds[i]!, this.actionIds[i]!);
   }
 
   private text(i: number, field: number): string {
@@ -521,7 +525,6 @@ export class FindingGrouper {
     this.lastMs = grow(this.lastMs, new Float64Array(n));
     this.repMs = grow(this.repMs, new Float64Array(n));
     this.seen = grow(this.seen, new Int32Array(n));
-    this.orders = grow(this.orders, new Uint16Array(n));
     this.spans = grow(this.spans, new Float64Array(n * SPAN_INTS));
   }
 
@@ -565,7 +568,7 @@ export class FindingGrouper {
       count: (j) => this.seen[at(j)]!,
       severity: (j) => SEVERITIES[this.ranks[at(j)]!]!,
       fields: {
-        kind: (j) => this.orders[at(j)]!,
+        kind: (j) => this.orderOf(at(j)),
         plain: (j) => PLAIN_CODES[this.plains[at(j)]!],
         type: (j) => OBSERVATION_TYPES[this.typeIds[at(j)]!]!,
         action: (j) => ACTIONS[this.actionIds[at(j)]!]!,
@@ -588,7 +591,9 @@ export class FindingGrouper {
     // A counting sort on the (few) severity/type/action combinations keeps first-seen order
     // within each; then only buckets holding a group seen more than once need a (stable) sort by
     // count.
-    const orders = this.orders;
+    // The sort key of each group's severity, type and action.
+    const orders = new Uint16Array(n);
+    for (let i = 0; i < n; i++) orders[i] = this.orderOf(i);
     const seen = this.seen;
     const buckets = new Int32Array(ORDER_LIMIT + 1);
     const repeated = new Uint8Array(ORDER_LIMIT);
