@@ -120,8 +120,12 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         if (size > READ_WHOLE_MAX_BYTES) {
           await forEachLine(loc.findings, handlers, maxLineChars);
         } else if (scanner !== undefined) {
-          const line = scanner.line;
-          const at = (): string => line.bytes.toString('utf8', line.offsets[FIELD.at], line.offsets[FIELD.at + 1]);
+          // The time of the line being read (scanLog hands over scanner.line), decoded only when
+          // --since asks for it.
+          const lineAt = (): string => {
+            const { bytes, offsets } = scanner.line;
+            return bytes.toString('utf8', offsets[FIELD.at], offsets[FIELD.at + 1]);
+          };
           const scanned = (line: ScannedLine, n: number): void => {
             if (!isPlainFinding(line)) {
               take(parseFindingValue(scanner.values(), fallbackRun, line.plain), n);
@@ -129,7 +133,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
             }
             firstRun ??= line.run;
             if (firstPlan === null && line.plan !== '') firstPlan = line.plan;
-            if (!compiled.fields(SEVERITIES[line.rank]!, OBSERVATION_TYPES[line.typeId]!, ACTIONS[line.actionId]!, line.plan, at)) return;
+            if (!compiled.fields(SEVERITIES[line.rank]!, OBSERVATION_TYPES[line.typeId]!, ACTIONS[line.actionId]!, line.plan, lineAt)) return;
             findings += 1;
             grouper.addScanned(line);
           };

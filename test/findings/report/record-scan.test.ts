@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../../src/contract.js';
-import { buildReport, renderHtml, renderJson, renderMarkdown } from '../../../src/findings/report/index.js';
+import { buildReport, renderHtml, renderJson, renderMarkdown, type Report, type ReportFilters } from '../../../src/findings/report/index.js';
 import { createRecordScanner, findName, INPUT, names } from '../../../src/findings/report/record-scan.js';
 import { FindingsLog } from '../../../src/findings/findings-log.js';
 import { readFileSync } from 'node:fs';
@@ -193,14 +193,20 @@ describe('record scanner', () => {
     expect(report.problems).toEqual([]);
     expect(report.summary.occurrences).toBe(9_000);
     await expectSameReports(root);
+    // Filters apply to lines read as bytes as to lines parsed.
+    const filterSets: ReportFilters[] = [{ minSeverity: 'high' }, { types: ['bug'], since: '2026-01-01T00:01:00.000Z' }, { plans: ['q'] }, { actions: ['none'], since: '2026-01-01T00:02:30.000Z' }];
+    for (const filters of filterSets) {
+      const filtered = await expectSameReports(root, filters);
+      expect(filtered.summary.occurrences).toBeLessThan(9_000);
+    }
   });
 
   /** The report read with the scanner is the one read with JSON.parse, as data and as text. */
-  async function expectSameReports(root: string): Promise<void> {
+  async function expectSameReports(root: string, filters?: ReportFilters): Promise<Report> {
     const now = new Date('2026-02-01T00:00:00.000Z');
-    const parsed = await buildReport({ runsDir: root, now, scan: false });
+    const parsed = await buildReport({ runsDir: root, now, scan: false, filters });
     // Rendered before its findings are read as objects (which makes the formats use those).
-    const scanned = await buildReport({ runsDir: root, now });
+    const scanned = await buildReport({ runsDir: root, now, filters });
     const json = renderJson(scanned);
     const html = renderHtml(scanned);
     expect(json).toBe(renderJson(parsed));
@@ -210,6 +216,7 @@ describe('record scanner', () => {
     // Groups read from plain lines are written from templates: the text must be the same as
     // JSON.stringify's.
     expect(json).toBe(`${JSON.stringify(scanned)}\n`);
+    return scanned;
   }
 
   /** A runs folder with one run whose log has the same finding twice, the second time later and
