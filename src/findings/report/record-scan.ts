@@ -304,7 +304,7 @@ export const FIELD = { run: 0, plan: 2, iteration: 4, at: 6, type: 8, severity: 
 
 /**
  * The line last matched, as bytes: what group.ts needs to fold it in without decoding it. One
- * object, updated in place by each match (and its views by each load).
+ * object, updated in place by each match (its views too: the memory may have grown since).
  */
 export interface ScannedLine {
   /** The scanner's memory as it was at the match (see ReportMemory.u8). */
