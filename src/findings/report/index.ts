@@ -1,7 +1,7 @@
 // The observations report: read every run below a folder, group its findings, render md/html/json.
 export { buildReport, type BuildReportOptions } from './build-report.js';
 export { parseFilters, parseSince, type RawFilterOptions } from './filters.js';
-export { normaliseTitle, groupKey } from './group.js';
+export { normaliseTitle, groupKey } from './group-key.js';
 export { renderReport, renderReportChunks } from './render.js';
 export type { Chunk } from './byte-output.js';
 export { renderMarkdown } from './render-markdown.js';
