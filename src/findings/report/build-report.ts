@@ -74,6 +74,11 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         brokenCount += 1;
         if (broken.length < MAX_LISTED_BROKEN) broken.push({ file, line, reason });
       };
+      // The run's name and plan, when it has no result.json: the first record's.
+      const nameRun = (run: string, plan: string): void => {
+        firstRun ??= run;
+        if (firstPlan === null && plan !== '') firstPlan = plan;
+      };
       const take = (parsed: ParsedLine, n: number): void => {
         switch (parsed.kind) {
           case 'blank':
@@ -83,8 +88,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
             return;
           case 'finding': {
             const r = parsed.record;
-            firstRun ??= r.run;
-            if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
+            nameRun(r.run, r.plan);
             if (!compiled.finding(r)) return;
             findings += 1;
             grouper.add(r);
@@ -92,8 +96,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
           }
           case 'invalid': {
             const r = parsed.record;
-            firstRun ??= r.run;
-            if (firstPlan === null && r.plan !== '') firstPlan = r.plan;
+            nameRun(r.run, r.plan);
             if (!compiled.planAndTime(r.plan, r.at)) return;
             invalidCount += 1;
             if (invalid.length < MAX_LISTED_INVALID) invalid.push({ ...r, source: `${file}:${n}` });
@@ -131,8 +134,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
               take(parseFindingValue(scanner.values(), fallbackRun, line.plain), n);
               return;
             }
-            firstRun ??= line.run;
-            if (firstPlan === null && line.plan !== '') firstPlan = line.plan;
+            nameRun(line.run, line.plan);
             if (!compiled.fields(SEVERITIES[line.rank]!, OBSERVATION_TYPES[line.typeId]!, ACTIONS[line.actionId]!, line.plan, lineAt)) return;
             findings += 1;
             grouper.addScanned(line);

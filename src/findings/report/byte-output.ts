@@ -1,12 +1,7 @@
 // A report's findings assembled as UTF-8 bytes, for the findings whose text was read as bytes and
 // needs no escaping: copied where it is kept (text-arena.ts) to the output in the same memory,
 // never made into strings to be joined, flattened and encoded again on the way out.
-import type { ReportMemory } from './report-memory.js';
-
-/** Buffer's own UTF-8 encoder, without write()'s argument checks. */
-interface Utf8Writing {
-  utf8Write(text: string, offset: number, length: number): number;
-}
+import type { CodecBuffer, ReportMemory } from './report-memory.js';
 
 /** Text written many times: kept once in the memory, then copied (see ByteOutput.piece). */
 export interface Piece {
@@ -28,7 +23,7 @@ export class ByteOutput {
   private readonly outStart: number;
   private pieceAt: number;
   /** The memory's view, kept: read again when it has grown (a stale view has length 0). */
-  private u8: Buffer;
+  private u8: CodecBuffer;
 
   constructor(
     private readonly memory: ReportMemory,
@@ -54,7 +49,7 @@ export class ByteOutput {
     if (text.length * 3 > room && Buffer.byteLength(text) > room) return { text, at: -1, length: 0 };
     if (this.u8.length === 0) this.u8 = this.memory.u8;
     const at = this.pieceAt;
-    const length = (this.u8 as unknown as Utf8Writing).utf8Write(text, at, room);
+    const length = this.u8.utf8Write(text, at, room);
     this.pieceAt = at + length;
     return { text, at, length };
   }
@@ -77,7 +72,7 @@ export class ByteOutput {
   /** Any text, encoded. */
   utf8(text: string): void {
     if (this.pos + text.length * 3 > this.u8.length) this.room(text.length * 3);
-    this.pos += (this.u8 as unknown as Utf8Writing).utf8Write(text, this.pos, text.length * 3);
+    this.pos += this.u8.utf8Write(text, this.pos, text.length * 3);
   }
 
   /** The `length` bytes at `address` in the same memory. */

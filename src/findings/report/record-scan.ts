@@ -43,6 +43,8 @@ const TEMPLATE_TEXT =
   '"title":"\x01","detail":"\x01","file":\x03,"action":"\x01"}\x00';
 /** Start and end of each value, in template order; -1, -1 for a null file. */
 const FIELDS = ['run', 'plan', 'iteration', 'at', 'type', 'severity', 'title', 'detail', 'file', 'action'] as const;
+/** Where each value's start is in ScannedLine.offsets (its end follows it). */
+export const FIELD = Object.fromEntries(FIELDS.map((f, i) => [f, i * 2])) as Record<(typeof FIELDS)[number], number>;
 
 // line(pos, stop) -> 0 unless the line from pos (to its '\n', or to stop) follows the template;
 // then 1, or 3 when a string body may hold '<', '>', '&' or U+2028/U+2029. The line's end is
@@ -291,16 +293,8 @@ const TYPE_NAMES = names(OBSERVATION_TYPES);
 const SEVERITY_NAMES = names(SEVERITIES);
 const ACTION_NAMES = names(ACTIONS);
 
-/** Buffer's decoder behind toString('utf8', start, end), present since Node's early days. */
-interface Utf8Slicing {
-  utf8Slice(start: number, end: number): string;
-}
-
 /** A line's values as JSON.parse would give them, for the same checks (see record.ts). */
 export type CanonicalValues = Record<(typeof FIELDS)[number] | 'valid', unknown>;
-
-/** Where each value's start and end are in ScannedLine.offsets. */
-export const FIELD = { run: 0, plan: 2, iteration: 4, at: 6, type: 8, severity: 10, title: 12, detail: 14, file: 16, action: 18 } as const;
 
 /**
  * The line last matched, as bytes: what group.ts needs to fold it in without decoding it. One
@@ -336,8 +330,6 @@ export interface RecordScanner {
   /** match(), then values(). */
   read(start: number, stop: number): CanonicalValues | undefined;
   lineEnd(): number;
-  /** After a line was read: how plain its strings are (see PlainText). */
-  plainness(): PlainText;
 }
 
 /** A scanner with its own memory, or undefined where WebAssembly is not available. */
@@ -367,8 +359,7 @@ export function createRecordScanner(): RecordScanner | undefined {
     for (let i = 0; i < aEnd - a; i++) if (view[a + i] !== view[b + i]) return false;
     return true;
   };
-  // Buffer's own decoder, without toString()'s argument checks: a tenth of the read time.
-  const text = (at: number): string => (view as unknown as Utf8Slicing).utf8Slice(offsets[at]!, offsets[at + 1]!);
+  const text = (at: number): string => view.utf8Slice(offsets[at]!, offsets[at + 1]!);
   /** The index in `names` of the value at `at` when it is written exactly as that name, else -1. */
   const nameIndex = (at: number, names: Names): number => findName(names, view, offsets[at]!, offsets[at + 1]!);
   const nameOf = (at: number, id: number, strings: readonly string[]): string => (id >= 0 ? strings[id]! : text(at));
@@ -392,7 +383,6 @@ export function createRecordScanner(): RecordScanner | undefined {
       refresh();
       return offsets[FIELDS.length * 2]!;
     },
-    plainness: () => line.plain,
     match(start, stop) {
       refresh();
       line.bytes = view;
@@ -400,15 +390,15 @@ export function createRecordScanner(): RecordScanner | undefined {
       if (answer === 0) return false;
       line.plain = answer === 1 ? 'script' : 'json';
       const o = offsets;
-      if (!same(runAt, runEnd, o[0]!, o[1]!)) {
-        line.run = text(0);
-        runAt = o[0]!;
-        runEnd = o[1]!;
+      if (!same(runAt, runEnd, o[FIELD.run]!, o[FIELD.run + 1]!)) {
+        line.run = text(FIELD.run);
+        runAt = o[FIELD.run]!;
+        runEnd = o[FIELD.run + 1]!;
       }
-      if (!same(planAt, planEnd, o[2]!, o[3]!)) {
-        line.plan = text(2);
-        planAt = o[2]!;
-        planEnd = o[3]!;
+      if (!same(planAt, planEnd, o[FIELD.plan]!, o[FIELD.plan + 1]!)) {
+        line.plan = text(FIELD.plan);
+        planAt = o[FIELD.plan]!;
+        planEnd = o[FIELD.plan + 1]!;
       }
       line.typeId = nameIndex(FIELD.type, TYPE_NAMES);
       line.rank = nameIndex(FIELD.severity, SEVERITY_NAMES);
@@ -419,18 +409,18 @@ export function createRecordScanner(): RecordScanner | undefined {
       refresh();
       const o = offsets;
       let iteration = 0;
-      for (let i = o[4]!; i < o[5]!; i++) iteration = iteration * 10 + view[i]! - 0x30;
+      for (let i = o[FIELD.iteration]!; i < o[FIELD.iteration + 1]!; i++) iteration = iteration * 10 + view[i]! - 0x30;
       return {
         run: line.run,
         plan: line.plan,
         iteration,
-        at: text(6),
+        at: text(FIELD.at),
         valid: true,
         type: nameOf(FIELD.type, line.typeId, OBSERVATION_TYPES),
         severity: nameOf(FIELD.severity, line.rank, SEVERITIES),
-        title: text(12),
-        detail: text(14),
-        file: o[16] === -1 ? null : text(16),
+        title: text(FIELD.title),
+        detail: text(FIELD.detail),
+        file: o[FIELD.file] === -1 ? null : text(FIELD.file),
         action: nameOf(FIELD.action, line.actionId, ACTIONS),
       };
     },

@@ -7,12 +7,6 @@
 // never traced or moved; strings are made of them only for the findings a format needs as text.
 import type { ReportMemory } from './report-memory.js';
 
-/** Buffer's own UTF-8 codec, without toString()'s and write()'s argument checks. */
-interface Utf8Codec {
-  utf8Slice(start: number, end: number): string;
-  utf8Write(text: string, offset: number, length: number): number;
-}
-
 /**
  * Text appended from `base` upwards in a ReportMemory, addressed by where it starts there. The
  * memory above `top` is free: a writer (ByteOutput) may use it once nothing more is appended.
@@ -45,7 +39,7 @@ export class TextArena {
     const address = this.top;
     const room = text.length * 3;
     this.memory.ensure(address + room);
-    const n = (this.memory.u8 as unknown as Utf8Codec).utf8Write(text, address, room);
+    const n = this.memory.u8.utf8Write(text, address, room);
     this.top = address + n;
     this.appended = n;
     return address;
@@ -60,12 +54,12 @@ export class TextArena {
   overwrite(address: number, room: number, text: string): number {
     const n = Buffer.byteLength(text);
     if (n > room) return -1;
-    (this.memory.u8 as unknown as Utf8Codec).utf8Write(text, address, n);
+    this.memory.u8.utf8Write(text, address, n);
     return n;
   }
 
   text(address: number, length: number): string {
-    return length === 0 ? '' : (this.memory.u8 as unknown as Utf8Codec).utf8Slice(address, address + length);
+    return length === 0 ? '' : this.memory.u8.utf8Slice(address, address + length);
   }
 
   /** Whether the `length` bytes at `a` are the `bLength` bytes at `b`. */
