@@ -3,13 +3,13 @@ import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
 import { packageVersion } from '../util/package-root.js';
 import type { CliContext, RegisterCommand } from './context.js';
-import { registerExec } from './commands/exec.js';
-import { registerParse } from './commands/parse.js';
-import { registerStatus } from './commands/status.js';
-import { registerStop } from './commands/stop.js';
-import { registerValidate } from './commands/validate.js';
-import { registerReport } from './commands/report.js';
-import { registerBatch } from './commands/batch.js';
+import { registerExec } from './exec.js';
+import { registerParse } from './parse.js';
+import { registerStatus } from './status.js';
+import { registerStop } from './stop.js';
+import { registerValidate } from './validate.js';
+import { registerReport } from './report.js';
+import { registerBatch } from './batch.js';
 
 const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch];
 

@@ -47,7 +47,7 @@ function ndjson(stdout: string): Record<string, unknown>[] {
 
 let tmp: string;
 beforeAll(() => {
-  if (!existsSync(resolve(ROOT, 'dist/cli/commands/parse.js'))) {
+  if (!existsSync(resolve(ROOT, 'dist/cli/parse.js'))) {
     throw new Error('dist/ is not built: run `npx tsc -p tsconfig.build.json` (npm test does it) first');
   }
   tmp = mkdtempSync(join(tmpdir(), 'ralph-parse-'));

@@ -30,7 +30,7 @@ function ralph(...args: string[]): Promise<Ran> {
 
 
 beforeAll(() => {
-  if (!existsSync(resolve(ROOT, 'dist/cli/commands/validate.js'))) {
+  if (!existsSync(resolve(ROOT, 'dist/cli/validate.js'))) {
     throw new Error('dist/ is not built: run `npx tsc -p tsconfig.build.json` (npm test does it) first');
   }
 });

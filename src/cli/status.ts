@@ -1,7 +1,21 @@
+// `ralph status`: one run's state, health, limits left and cost.
 import { findRun } from '../runs/find-run.js';
 import { viewRun, type RunView } from '../runs/run-view.js';
 import { formatDuration } from '../util/duration.js';
-import type { CliContext } from './context.js';
+import type { CliContext, RegisterCommand } from './context.js';
+
+export const registerStatus: RegisterCommand = (program, ctx) => {
+  program
+    .command('status')
+    .description("a run's state, iteration, limits left, cost, signal files present, and health (running, stale, dead, or its outcome)")
+    .argument('[run]', 'a run id, or latest', 'latest')
+    .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
+    .option('--run-dir <dir>', 'a run directory to read directly')
+    .option('--json', 'print the status as one JSON object')
+    .action(async (run: string, flags: { cwd?: string; runDir?: string; json?: boolean }) => {
+      ctx.exitCode = statusCommand(run, flags, ctx);
+    });
+};
 
 export function statusCommand(run: string, flags: { cwd?: string; runDir?: string; json?: boolean }, ctx: CliContext): number {
   const view = viewRun(findRun(flags.cwd ?? process.cwd(), run, flags.runDir));

@@ -1,15 +1,49 @@
-// The work of `ralph report`, loaded only when the command runs.
+// `ralph report`: the observations report across runs (CONTRACT §5). Only the options live here;
+// the work is loaded when the command runs.
+import { Option } from 'commander';
+import { RUN_FILES, SEVERITIES } from '../contract.js';
+import type { CliContext, RegisterCommand } from './context.js';
+
 import { fstatSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isatty } from 'node:tty';
-import { RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { buildReport, parseFilters, renderReport, renderReportChunks, REPORT_FORMATS, type Chunk, type ReportFormat } from '../findings/report/index.js';
-import type { CliContext } from './context.js';
-import type { ReportFlags } from './commands/report.js';
+import type { Chunk, ReportFormat } from '../findings/report/index.js';
+
+export interface ReportFlags {
+  runs?: string;
+  format: string;
+  out?: string;
+  minSeverity?: string;
+  type: string[];
+  action: string[];
+  plan: string[];
+  since?: string;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export const registerReport: RegisterCommand = (program, ctx) => {
+  program
+    .command('report')
+    .description('the observations report across runs, grouped by severity, type and action')
+    .option('--runs <dir>', `folder searched for runs (default: ${RUN_FILES.root} in the current directory)`)
+    .addOption(new Option('--format <format>', 'md, html or json').default('md'))
+    .option('--out <file>', 'write the report to FILE (atomically) instead of stdout')
+    .option('--min-severity <severity>', `only findings at least this severe (${SEVERITIES.join(', ')})`)
+    .option('--type <type>', 'only these types (repeat or comma-separate)', collect, [])
+    .option('--action <action>', 'only these actions (repeat or comma-separate)', collect, [])
+    .option('--plan <plan>', 'only these plan ids (repeat or comma-separate)', collect, [])
+    .option('--since <when>', 'only findings since a duration ago (24h, 7d) or an ISO date')
+    .action(async (flags: ReportFlags) => {
+      await reportCommand(flags, ctx);
+    });
+};
 
 export async function reportCommand(flags: ReportFlags, ctx: CliContext): Promise<void> {
+  // Loaded here so other commands do not pay for the report's modules at start-up.
+  const { buildReport, parseFilters, renderReport, renderReportChunks, REPORT_FORMATS } = await import('../findings/report/index.js');
   if (!(REPORT_FORMATS as readonly string[]).includes(flags.format)) {
     throw new UsageError(`--format: unknown format ${JSON.stringify(flags.format)}`, `Choose one of: ${REPORT_FORMATS.join(', ')}.`);
   }

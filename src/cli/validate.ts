@@ -1,8 +1,8 @@
 // `ralph validate <plan.md…>`: checks every plan given and lists every problem (CONTRACT §5).
 import type { Command } from 'commander';
-import { EXIT_CODES } from '../../contract.js';
-import { InvalidInputError, formatProblem, type Problem } from '../../errors.js';
-import type { RegisterCommand } from '../context.js';
+import { EXIT_CODES } from '../contract.js';
+import { InvalidInputError, formatProblem, type Problem } from '../errors.js';
+import type { RegisterCommand } from './context.js';
 
 export type PlanCheck =
   | { path: string; valid: true; id: string; tasks: number; warnings: string[] }
@@ -11,7 +11,7 @@ export type PlanCheck =
 /** Checks each plan on its own; paths are reported as given. */
 export async function validatePlans(paths: string[]): Promise<PlanCheck[]> {
   // Loaded here, not at the top: every command's module is read at start-up.
-  const { loadPlan } = await import('../../plan/index.js');
+  const { loadPlan } = await import('../plan/index.js');
   const checks: PlanCheck[] = [];
   for (const path of paths) {
     try {

@@ -1,4 +1,4 @@
-import type { RegisterCommand } from '../context.js';
+import type { RegisterCommand } from './context.js';
 
 export const registerStop: RegisterCommand = (program, ctx) => {
   program
@@ -9,8 +9,8 @@ export const registerStop: RegisterCommand = (program, ctx) => {
     .option('--run-dir <dir>', 'a run directory to address directly')
     .action(async (run: string, flags: { cwd?: string; runDir?: string }) => {
       const { writeFileSync } = await import('node:fs');
-      const { findRun } = await import('../../runs/find-run.js');
-      const { viewRun } = await import('../../runs/run-view.js');
+      const { findRun } = await import('../runs/find-run.js');
+      const { viewRun } = await import('../runs/run-view.js');
       const paths = findRun(flags.cwd ?? process.cwd(), run, flags.runDir);
       const view = viewRun(paths);
       if (view.health !== 'running' && view.health !== 'stale') {

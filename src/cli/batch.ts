@@ -2,11 +2,11 @@
 // (CONTRACT §6). The command parses flags, owns SIGINT/SIGTERM and picks a renderer; the work is
 // runBatch's.
 import { Option } from 'commander';
-import { EXIT_CODES } from '../../contract.js';
-import { UsageError } from '../../errors.js';
-import type { BatchDeps, SharedExecOptions } from '../../batch/index.js';
-import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from '../exec-options.js';
-import type { RegisterCommand } from '../context.js';
+import { EXIT_CODES } from '../contract.js';
+import { UsageError } from '../errors.js';
+import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
+import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
+import type { RegisterCommand } from './context.js';
 
 interface BatchFlags extends RawExecFlags {
   concurrency?: number;
@@ -44,7 +44,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     if (flags.resume === undefined && planArgs.length === 0) throw new UsageError('no plans given', 'usage: ralph batch <plans…|folder> [options] [-- <command> [args…]], or ralph batch --resume <dir>');
 
     // Loaded here so other commands do not pay for batch's modules at start-up.
-    const { createJsonProgress, createPlainProgress, createTtyProgress, runBatch } = await import('../../batch/index.js');
+    const { createJsonProgress, createPlainProgress, createTtyProgress, runBatch } = await import('../batch/index.js');
     const stdout = ctx.stdout as NodeJS.WriteStream;
     const renderer = flags.json ? createJsonProgress(ctx.stdout) : stdout.isTTY ? createTtyProgress(ctx.stdout) : createPlainProgress(ctx.stdout);
     const controller = new AbortController();

@@ -1,0 +1,88 @@
+// `ralph exec`: options in, one run, an exit code out. The only place that owns process signals
+// for a single run: the first Ctrl+C stops the executor and saves the state, a second one writes
+// the result at once and leaves.
+import { Option } from 'commander';
+import { EXIT_CODES } from '../contract.js';
+import type { CliContext, RegisterCommand } from './context.js';
+import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
+
+export interface ExecFlags extends RawExecFlags {
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export const registerExec: RegisterCommand = (program, ctx) => {
+  const command = program
+    .command('exec')
+    .description('run one plan to an outcome: ralph exec <plan.md> [options] [-- <command> [args…]]')
+    .argument('<plan>', 'the plan file (Markdown with optional YAML front matter)')
+    .usage('<plan.md> [options] [-- <command> [args…]]');
+  addExecOptions(command)
+    .option('--json', 'write every event as NDJSON on stdout, and nothing else there')
+    .option('--quiet', "hide the executor's output (ralph's own lines stay)")
+    .addOption(new Option('--resume <run>', 'continue an interrupted run: a run id, or latest'))
+    .addHelpText(
+      'after',
+      `
+Executors: --executor, else command when -- is given, else the plan's executor, else anthropic
+when ANTHROPIC_API_KEY is set. Examples:
+  ralph exec plans/demo.md
+  ralph exec plan.md -- claude -p --dangerously-skip-permissions
+  ralph exec plan.md --stream-format claude-json -- claude -p --output-format stream-json --verbose
+  ralph exec plan.md -- codex exec
+  ralph exec plan.md --resume latest
+
+Exit codes: 0 complete, 1 failed, 2 blocked, 3 exhausted, 4 off the rails, 64 usage error or
+invalid plan, 130 interrupted (resume with --resume).`,
+    )
+    .action(async (plan: string, flags: ExecFlags) => {
+      ctx.exitCode = await execCommand(plan, flags, ctx);
+    });
+};
+
+export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliContext): Promise<number> {
+  // Loaded here so other commands do not pay for the loop's modules at start-up.
+  const { runPlan } = await import('../loop/index.js');
+  const { colorWanted, createRenderer } = await import('../ui/index.js');
+  const options = { planPath, ...execOptionsFrom(flags, ctx.passThrough, process.cwd()) };
+  const renderer = createRenderer({
+    stdout: ctx.stdout,
+    stderr: ctx.stderr,
+    json: flags.json === true,
+    quiet: flags.quiet === true,
+    color: colorWanted(ctx.env),
+  });
+  const controller = new AbortController();
+  let emergency: (() => void) | undefined;
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      renderer.note(`ralph: ${signal} received: stopping the executor and saving the run (press Ctrl+C again to stop at once)`);
+      controller.abort();
+      return;
+    }
+    try {
+      emergency?.();
+    } finally {
+      process.exit(EXIT_CODES.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await runPlan(options, {
+      signal: controller.signal,
+      onEvent: (e) => renderer.onEvent(e),
+      wantOutput: !flags.quiet,
+      onEmergencyExit: (write) => {
+        emergency = write;
+      },
+    });
+    return result.exitCode;
+  } finally {
+    renderer.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
