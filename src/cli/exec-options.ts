@@ -1,6 +1,7 @@
 // The options of `ralph exec` (CONTRACT §5), declared once so `ralph batch` takes the same ones.
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { AGENT_PRESETS } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { parseDuration } from '../util/duration.js';
@@ -28,6 +29,7 @@ const dollars = (value: string) => {
 export function addExecOptions(command: Command): Command {
   return command
     .addOption(new Option('--executor <name>', 'which executor runs the plan').choices(['anthropic', 'command']))
+    .option('--agent <name>', `run a known agent CLI unattended (${Object.keys(AGENT_PRESETS).join(', ')}); args after -- are added to its command`)
     .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
     .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, positiveInt('--max-iterations'))
     .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, nonNegativeInt('--max-bailouts'))
@@ -47,6 +49,7 @@ export function addExecOptions(command: Command): Command {
 
 export interface RawExecFlags {
   executor?: string;
+  agent?: string;
   cwd?: string;
   maxIterations?: number;
   maxBailouts?: number;
@@ -70,6 +73,7 @@ export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd:
   const o: Omit<ExecOptions, 'planPath'> = { cwd: flags.cwd ?? cwd };
   if (flags.executor !== undefined) o.executor = flags.executor as ExecutorName;
   if (passThrough.length > 0) o.command = passThrough;
+  if (flags.agent !== undefined) o.agent = flags.agent;
   if (flags.streamFormat !== undefined) o.streamFormat = flags.streamFormat as StreamFormat;
   if (flags.model !== undefined) o.model = flags.model;
   if (flags.maxIterations !== undefined) o.maxIterations = flags.maxIterations;

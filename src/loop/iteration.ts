@@ -49,6 +49,8 @@ export interface IterationResult {
   /** Input tokens of the last request, for the context budget. */
   contextTokens: number;
   sessionId?: string;
+  /** The last usage or rate limit the executor reported: the run waits instead of failing. */
+  limit?: Extract<ExecutorEvent, { type: 'limit' }>;
   durationMs: number;
 }
 
@@ -181,6 +183,10 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'warning':
         bus.emitEvent({ type: 'warning', iteration, message: ev.message });
+        break;
+      case 'limit':
+        watchdog.touch();
+        result.limit = ev;
         break;
       case 'exit':
         result.exitCode = ev.code;

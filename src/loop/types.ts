@@ -13,6 +13,8 @@ export interface ExecOptions {
   executor?: ExecutorName;
   /** Program and arguments of the `command` executor (after `--`, or the plan's `command:`). */
   command?: string[];
+  /** --agent: a named agent (config file or preset); its command comes first, `command` is appended. */
+  agent?: string;
   streamFormat?: StreamFormat;
   model?: string;
   maxIterations?: number;
