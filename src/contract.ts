@@ -145,3 +145,31 @@ export const DEFAULTS = {
   verifyTimeoutMs: 10 * 60_000,
   maxLineBytes: 1024 * 1024,
 } as const;
+
+/** The project config file (docs/config.md), found from the working directory upward. */
+export const CONFIG_FILE = 'ralph.config.yaml';
+
+/** What a notification is about (docs/config.md); targets filter on these names. */
+export const NOTIFY_EVENTS = ['ended', 'blocked', 'waiting', 'resumed', 'batch_ended'] as const;
+export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
+
+export const NOTIFY = {
+  /** Version of the JSON payload sent to webhooks, commands and hooks. */
+  payloadVersion: 1,
+  /** How long one delivery attempt may take. */
+  attemptTimeoutMs: 10_000,
+  /** How long a notification is retried (with backoff) before it is given up with a warning. */
+  retryWindowMs: 60_000,
+  /** At the end of a run or batch, how long ralph waits for deliveries still under way. */
+  flushMs: 5_000,
+} as const;
+
+/** Lifecycle hooks (docs/config.md). */
+export const HOOK_NAMES = ['before_iteration', 'after_iteration', 'on_outcome', 'after_plan', 'after_batch'] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+export const HOOKS = {
+  /** Default time one hook command may run before it is stopped. */
+  timeoutMs: 60_000,
+  /** An `after_iteration` hook exiting with this code stops the run after that iteration. */
+  stopExitCode: 3,
+} as const;

@@ -40,6 +40,8 @@ export interface ExecutorRunOptions {
   iteration: number;
   /** Extra environment for spawned programs (the RALPH_* variables). */
   env: Record<string, string>;
+  /** Variables of ralph's own environment the agent must not receive (docs/config.md: secrets). */
+  hideEnv?: readonly string[];
   /** Aborted when the loop wants the executor stopped (silence, limits, interrupt, grace). */
   signal: AbortSignal;
 }
@@ -91,4 +93,11 @@ export interface Executor {
   run(options: ExecutorRunOptions): AsyncIterable<ExecutorEvent>;
   /** The run is over: release what lives across iterations (a shell session). */
   close?(): Promise<void>;
+}
+
+/** ralph's environment plus `run.env`, without the variables the agent must not see. */
+export function agentEnvironment(run: Pick<ExecutorRunOptions, 'env' | 'hideEnv'>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...run.env };
+  for (const name of run.hideEnv ?? []) delete env[name];
+  return env;
 }

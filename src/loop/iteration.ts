@@ -20,6 +20,8 @@ export interface IterationInput {
   iteration: number;
   cwd: string;
   env: Record<string, string>;
+  /** Variables the agent must not receive (docs/config.md: secrets). */
+  hideEnv?: readonly string[];
   bus: RunBus;
   transcript: Transcript;
   clock: Clock;
@@ -207,6 +209,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       fresh: input.fresh,
       iteration,
       env: input.env,
+      ...(input.hideEnv ? { hideEnv: input.hideEnv } : {}),
       signal: abort.signal,
     })) {
       handle(ev);

@@ -1,6 +1,7 @@
-// Flags over front matter over defaults (CONTRACT §5), and the choice of executor.
+// Flags over front matter over the config file over built-in defaults (docs/config.md), and the
+// choice of executor.
 import { resolve } from 'node:path';
-import { resolveAgent, type ResolvedAgent } from '../agents/index.js';
+import { resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
@@ -30,21 +31,43 @@ export interface RunConfig {
   agent?: ResolvedAgent;
 }
 
-export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.ProcessEnv): RunConfig {
+/** Exec options the config file's `defaults:` can set (below the plan's front matter). */
+export type ExecDefaults = Pick<
+  ExecOptions,
+  'model' | 'maxIterations' | 'maxBailouts' | 'maxRuntimeMs' | 'maxCostUsd' | 'silenceTimeoutMs' | 'iterationTimeoutMs' | 'signalGraceMs' | 'contextBudget' | 'maxRetries'
+>;
+
+/** What the project's config file adds to one run (docs/config.md); the loop never reads the file. */
+export interface ConfigLayer {
+  /** Named agents: `--agent NAME` looks here before the built-in presets. */
+  agents: Readonly<Record<string, AgentSpec>>;
+  /** The agent that runs when neither the flags nor the plan choose an executor or command. */
+  agent?: string;
+  exec: ExecDefaults;
+}
+
+const NO_CONFIG: ConfigLayer = { agents: {}, exec: {} };
+
+export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.ProcessEnv, project: ConfigLayer = NO_CONFIG): RunConfig {
   const fm = plan.config;
+  const fc = project.exec;
   const cwd = resolve(options.cwd);
   if (options.agent !== undefined && options.executor === 'anthropic') {
     throw new UsageError('--agent runs an agent CLI; it cannot be combined with --executor anthropic', 'Drop one of the two.');
   }
-  const agent = options.agent !== undefined ? resolveAgent(options.agent, options.command ?? []) : undefined;
-  const command = agent ? agent.command : options.command && options.command.length > 0 ? options.command : fm.command;
-  const executor: ExecutorName | undefined =
-    (agent ? 'command' : undefined) ??
-    options.executor ??
-    (options.command && options.command.length > 0 ? 'command' : undefined) ??
-    fm.executor ??
-    (fm.command ? 'command' : undefined) ??
-    (env.ANTHROPIC_API_KEY ? 'anthropic' : undefined);
+  const flagAgent = options.agent !== undefined ? resolveAgent(options.agent, options.command ?? [], project.agents) : undefined;
+  const passed = options.command && options.command.length > 0 ? options.command : undefined;
+  const chosen: ExecutorName | undefined =
+    (flagAgent ? 'command' : undefined) ?? options.executor ?? (passed ? 'command' : undefined) ?? fm.executor ?? (fm.command ? 'command' : undefined);
+  // The config's default agent fills in only what flags and plan left open: no executor at all,
+  // or the command executor with no command.
+  const defaultAgent =
+    flagAgent === undefined && project.agent !== undefined && (chosen === undefined || (chosen === 'command' && !passed && !fm.command))
+      ? resolveAgent(project.agent, [], project.agents)
+      : undefined;
+  const agent = flagAgent ?? defaultAgent;
+  const command = flagAgent ? flagAgent.command : (passed ?? fm.command ?? defaultAgent?.command);
+  const executor: ExecutorName | undefined = chosen ?? (defaultAgent ? 'command' : undefined) ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : undefined);
   if (executor === undefined) {
     throw new UsageError(
       'no executor to run the plan with',
@@ -65,26 +88,28 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     cwd,
     summaryPath,
     executor,
-    streamFormat: options.streamFormat ?? agent?.streamFormat ?? fm.streamFormat ?? 'text',
-    maxIterations: options.maxIterations ?? fm.maxIterations ?? DEFAULTS.maxIterations,
-    maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? DEFAULTS.maxBailouts,
-    silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? 10 * 60_000,
+    streamFormat: options.streamFormat ?? flagAgent?.streamFormat ?? fm.streamFormat ?? defaultAgent?.streamFormat ?? 'text',
+    maxIterations: options.maxIterations ?? fm.maxIterations ?? fc.maxIterations ?? DEFAULTS.maxIterations,
+    maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? fc.maxBailouts ?? DEFAULTS.maxBailouts,
+    silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? fc.silenceTimeoutMs ?? 10 * 60_000,
     requireSummary: fm.requireSummary,
     verify: fm.verify,
     rejectBlockers: fm.blockers.reject,
-    contextBudget: options.contextBudget ?? DEFAULTS.contextBudget,
-    signalGraceMs: options.signalGraceMs ?? DEFAULTS.signalGraceMs,
+    contextBudget: options.contextBudget ?? fc.contextBudget ?? DEFAULTS.contextBudget,
+    signalGraceMs: options.signalGraceMs ?? fc.signalGraceMs ?? DEFAULTS.signalGraceMs,
   };
   if (executor === 'command') config.command = command;
   if (agent !== undefined) config.agent = agent;
-  const model = options.model ?? fm.model;
+  const model = options.model ?? fm.model ?? fc.model;
   if (model !== undefined) config.model = model;
-  const maxCost = options.maxCostUsd ?? fm.maxCostUsd;
+  const maxCost = options.maxCostUsd ?? fm.maxCostUsd ?? fc.maxCostUsd;
   if (maxCost !== undefined) config.maxCostUsd = maxCost;
-  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs;
+  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs ?? fc.maxRuntimeMs;
   if (maxRuntime !== undefined) config.maxRuntimeMs = maxRuntime;
-  if (options.iterationTimeoutMs !== undefined) config.iterationTimeoutMs = options.iterationTimeoutMs;
-  if (options.maxRetries !== undefined) config.maxRetries = options.maxRetries;
+  const iterationTimeout = options.iterationTimeoutMs ?? fc.iterationTimeoutMs;
+  if (iterationTimeout !== undefined) config.iterationTimeoutMs = iterationTimeout;
+  const maxRetries = options.maxRetries ?? fc.maxRetries;
+  if (maxRetries !== undefined) config.maxRetries = maxRetries;
   if (options.promptsDir !== undefined) config.promptsDir = resolve(options.promptsDir);
   return config;
 }

@@ -29,11 +29,12 @@ import type { RunEvent } from './events.js';
 import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
 import { commitsSince, headSha, repoRoot } from './git.js';
 import { runIteration, type IterationResult } from './iteration.js';
+import type { RunExtras, RunLifecycle } from './lifecycle.js';
 import { resolveConfig, type RunConfig } from './run-config.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
 import type { ExecOptions, RunResult } from './types.js';
 
-export interface RunHooks {
+export interface RunHooks extends RunExtras {
   /** Aborting it interrupts the run: the executor is stopped, state saved, outcome `interrupted`. */
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
@@ -59,7 +60,7 @@ export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promi
     throw new UsageError(`the working directory ${cwd} does not exist`, 'Pass an existing folder with --cwd.');
   }
   const plan = await loadPlan(resolve(options.planPath));
-  const config = resolveConfig(options, plan, env);
+  const config = resolveConfig(options, plan, env, hooks.project);
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
@@ -170,6 +171,8 @@ class PlanRun {
   private readonly runAbort = new AbortController();
   private resumeReason: string | undefined;
   private repo = '';
+  /** Hooks and notifications (docs/config.md); none when the caller gave no factory. */
+  private readonly lifecycle: RunLifecycle | undefined;
 
   constructor(private readonly init: PlanRunInit) {
     this.plan = init.plan;
@@ -184,6 +187,8 @@ class PlanRun {
     if (this.config.maxCostUsd !== undefined) this.rules.push(costIs(this.config.maxCostUsd));
     if (this.config.maxRuntimeMs !== undefined) this.rules.push(runtimeIs(this.config.maxRuntimeMs));
     this.bus.on('event', (e) => this.record(e));
+    const { runId, cwd } = this.state;
+    this.lifecycle = init.hooks.lifecycle?.({ runId, runDir: this.paths.dir, plan: this.plan.id, planPath: this.plan.path, cwd, mode: init.mode }, this.bus);
   }
 
   /** events.jsonl gets every event but raw output (that is in the transcripts); findings.jsonl gets observations. */
@@ -264,7 +269,7 @@ class PlanRun {
     }
     try {
       const ending = await this.loop();
-      return this.finish(ending);
+      return await this.finish(ending);
     } finally {
       if (runtimeTimer !== undefined) this.clock.clearTimeout(runtimeTimer);
       hooks.signal?.removeEventListener('abort', onAbort);
@@ -340,6 +345,7 @@ class PlanRun {
 
       state.iteration++;
       const n = state.iteration;
+      await this.lifecycle?.beforeIteration(n);
       const fresh = state.nextFresh;
       const planText = this.readPlanText() ?? plan.text;
       const progress = extractSection(planText, 'Progress');
@@ -378,6 +384,7 @@ class PlanRun {
           iteration: n,
           cwd: config.cwd,
           env: this.executorEnv(n, fresh),
+          ...(this.init.hooks.hideEnv?.length ? { hideEnv: this.init.hooks.hideEnv } : {}),
           bus: this.bus,
           transcript,
           clock: this.clock,
@@ -417,7 +424,9 @@ class PlanRun {
       const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
       const ending = await this.settle(n, weighed, fc, result);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
+      const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
       if (ending) return ending;
+      if (hookStop !== undefined) return { outcome: 'exhausted', reason: hookStop };
     }
   }
 
@@ -582,7 +591,7 @@ class PlanRun {
     return { outcome: 'blocked', reason: how === 'blocked' ? reason : `${reason} (${how})` };
   }
 
-  private buildResult(ending: Ending): RunResult {
+  private buildResult(ending: Ending, endedAt?: string): RunResult {
     const s = this.state;
     return {
       run: s.runId,
@@ -597,14 +606,14 @@ class PlanRun {
       costUsd: s.costUsd,
       tokens: s.tokens,
       startedAt: s.startedAt,
-      endedAt: new Date(this.clock.now()).toISOString(),
-      warnings: s.warnings,
+      endedAt: endedAt ?? new Date(this.clock.now()).toISOString(),
+      warnings: [...s.warnings],
       runDir: this.paths.dir,
     };
   }
 
-  private writeResultSync(ending: Ending): RunResult {
-    const result = this.buildResult(ending);
+  private writeResultSync(ending: Ending, endedAt?: string): RunResult {
+    const result = this.buildResult(ending, endedAt);
     this.state.outcome = ending.outcome;
     if (ending.outcome !== 'interrupted') this.state.iterationStart = null;
     writeFileAtomicSync(this.paths.result, `${JSON.stringify(result, null, 2)}\n`);
@@ -612,9 +621,13 @@ class PlanRun {
     return result;
   }
 
-  private finish(ending: Ending): RunResult {
+  private async finish(ending: Ending): Promise<RunResult> {
     const result = this.writeResultSync(ending);
     this.emit({ type: 'run-end', outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, result });
-    return result;
+    if (this.lifecycle === undefined) return result;
+    // on_outcome hooks and notifications: their warnings belong in result.json too.
+    const warningsBefore = this.state.warnings.length;
+    await this.lifecycle.end(result);
+    return this.state.warnings.length > warningsBefore ? this.writeResultSync(ending, result.endedAt) : result;
   }
 }

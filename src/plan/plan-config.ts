@@ -130,7 +130,7 @@ export function defaultConfig(): PlanConfig {
   return { requireSummary: true, verify: [], blockers: { reject: [] } };
 }
 
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

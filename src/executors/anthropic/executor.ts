@@ -95,6 +95,7 @@ export function createAnthropicExecutor(options: AnthropicExecutorOptions): Anth
     tools = new ToolRunner({
       cwd: run.cwd,
       env: run.env,
+      ...(run.hideEnv ? { hideEnv: run.hideEnv } : {}),
       apiKey: options.apiKey,
       redactor,
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),

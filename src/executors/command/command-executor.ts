@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { DEFAULTS } from '../../contract.js';
 import { UsageError } from '../../errors.js';
 import type { StreamFormat } from '../../loop/types.js';
-import type { Executor, ExecutorEvent, ExecutorRunOptions } from '../types.js';
+import { agentEnvironment, type Executor, type ExecutorEvent, type ExecutorRunOptions } from '../types.js';
 import { ClaudeStreamDecoder } from './claude-stream.js';
 import { CodexStreamDecoder } from './codex-stream.js';
 import { EventQueue } from './event-queue.js';
@@ -108,7 +108,7 @@ async function* runProgram(
   try {
     child = spawn(program, args, {
       cwd: run.cwd,
-      env: { ...process.env, ...run.env },
+      env: agentEnvironment(run),
       detached: true,
       stdio: 'pipe',
     });

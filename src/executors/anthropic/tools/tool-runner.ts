@@ -3,6 +3,7 @@
 // an is_error result the model can read and act on, plus a `tool` event with the error text.
 import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Redactor } from '../redact.js';
+import { agentEnvironment } from '../../types.js';
 import { BashSession, DEFAULT_COMMAND_TIMEOUT_MS, type BashResult } from './bash-session.js';
 import { TEXT_EDITOR_NAME, TEXT_EDITOR_TYPE, ToolError, runTextEditor, summarizeEditor, type EditorInput } from './text-editor.js';
 
@@ -20,6 +21,8 @@ export interface ToolRunnerOptions {
   cwd: string;
   /** Extra variables for the shell (RALPH_*), on top of ralph's own environment. */
   env: Record<string, string>;
+  /** Variables of ralph's environment the shell must not get (docs/config.md: secrets). */
+  hideEnv?: readonly string[];
   apiKey: string;
   redactor: Redactor;
   commandTimeoutMs?: number;
@@ -53,8 +56,8 @@ function formatMs(ms: number): string {
   return ms < 1000 ? `${ms}ms` : `${Math.round(ms / 1000)}s`;
 }
 
-export function shellEnvironment(extra: Record<string, string>, apiKey: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+export function shellEnvironment(extra: Record<string, string>, apiKey: string, hide: readonly string[] = []): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = agentEnvironment({ env: extra, hideEnv: hide });
   for (const name of CREDENTIAL_VARS) delete env[name];
   // The same key under another name is still the key.
   for (const [name, value] of Object.entries(env)) if (apiKey && value === apiKey) delete env[name];
@@ -69,7 +72,7 @@ export class ToolRunner {
     this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.bash = new BashSession({
       cwd: options.cwd,
-      env: shellEnvironment(options.env, options.apiKey),
+      env: shellEnvironment(options.env, options.apiKey, options.hideEnv),
       timeoutMs: this.timeoutMs,
       ...(options.outputLimit !== undefined ? { outputLimit: options.outputLimit } : {}),
     });

@@ -1,0 +1,212 @@
+// Finding and reading ralph.config.yaml (docs/config.md): from the working directory upward,
+// parsed with line numbers, `${VAR}` expanded, validated by zod; every problem is reported at
+// once as file:line, with "did you mean" for a key that looks like a known one.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { z } from 'zod';
+import { CONFIG_FILE, HOOK_NAMES } from '../contract.js';
+import { InvalidInputError, type Problem } from '../errors.js';
+import { didYouMean } from './did-you-mean.js';
+import { expandEnv, type Path } from './expand-env.js';
+import { configSchema, KNOWN_KEYS, type ConfigFileData } from './schema.js';
+import type { HookCommand, ProjectConfig } from './types.js';
+
+/** The config file that applies to `dir`: the nearest one in it or a folder above it. */
+export function findConfigFile(dir: string): string | null {
+  let at = resolve(dir);
+  for (;;) {
+    const candidate = join(at, CONFIG_FILE);
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    const up = dirname(at);
+    if (up === at) return null;
+    at = up;
+  }
+}
+
+export function emptyConfig(): ProjectConfig {
+  return { file: null, where: {}, agents: {}, exec: {}, batch: {}, notify: [], notifyAsWritten: [], hooks: {}, secrets: { vars: [], values: [] } };
+}
+
+/** Finds and loads the config for `dir`; `explicit` (a path) wins over the search. */
+export function loadProjectConfig(dir: string, env: NodeJS.ProcessEnv, explicit?: string): ProjectConfig {
+  const file = explicit !== undefined ? resolve(explicit) : findConfigFile(dir);
+  if (file === null) return emptyConfig();
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError([{ file, message: `cannot read the config file: ${(error as Error).message}` }], 'invalid config file');
+  }
+  return parseProjectConfig(text, file, env);
+}
+
+/** Only what is relative to the current directory, when that is shorter, names the file in messages. */
+function shown(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel !== '' && !rel.startsWith('..') && rel.length < file.length ? rel : file;
+}
+
+export function parseProjectConfig(text: string, file: string, env: NodeJS.ProcessEnv): ProjectConfig {
+  const name = shown(file);
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const lineOfOffset = (offset: number) => counter.linePos(offset).line;
+  const problems: Problem[] = [];
+  const add = (message: string, line?: number) => problems.push(line === undefined ? { file: name, message } : { file: name, line, message });
+  for (const e of doc.errors) add(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), lineOfOffset(e.pos[0]));
+  if (problems.length) throw new InvalidInputError(problems, 'invalid config file');
+
+  const lineOf = (path: Path) => lineAt(doc, path, lineOfOffset);
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (error) {
+    throw new InvalidInputError([{ file: name, message: (error as Error).message }], 'invalid config file');
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    add('expected a mapping of settings (agents:, defaults:, notify:, hooks:); see `ralph init`', 1);
+    throw new InvalidInputError(problems, 'invalid config file');
+  }
+
+  const expanded = expandEnv(raw, env);
+  for (const m of expanded.missing) {
+    add(`\${${m.name}} is not set in the environment; export it, or write \${${m.name}:-} where it may be empty`, lineOf(m.path));
+  }
+  const parsed = configSchema.safeParse(expanded.value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) reportIssue(issue, doc, lineOf, lineOfOffset, add);
+  }
+  if (problems.length || !parsed.success) {
+    problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    throw new InvalidInputError(problems, 'invalid config file');
+  }
+
+  const data: ConfigFileData = parsed.data;
+  const where: Record<string, string> = {};
+  const at = (key: string, path: Path) => (where[key] = `${name}:${lineOf(path)}`);
+  const config = { ...buildConfig(data, raw as Record<string, unknown>), file, where };
+  if (data.agent !== undefined) at('agent', ['agent']);
+  for (const agent of Object.keys(data.agents ?? {})) at(`agents.${agent}`, ['agents', agent]);
+  for (const key of Object.keys(data.defaults ?? {})) at(`defaults.${key}`, ['defaults', key]);
+  (data.notify ?? []).forEach((_, i) => at(`notify.${i}`, ['notify', i]));
+  for (const hook of Object.keys(data.hooks ?? {})) at(`hooks.${hook}`, ['hooks', hook]);
+
+  // What came from the environment into notify: and hooks: is a secret (docs/config.md).
+  const secretUses = expanded.used.filter((u) => u.path[0] === 'notify' || u.path[0] === 'hooks');
+  config.secrets = {
+    vars: [...new Set(secretUses.map((u) => u.name))],
+    values: [...new Set(secretUses.map((u) => env[u.name]).filter((v): v is string => v !== undefined && v !== ''))],
+  };
+  return config;
+}
+
+function buildConfig(data: ConfigFileData, raw: Record<string, unknown>): Omit<ProjectConfig, 'file' | 'where'> {
+  const d = data.defaults ?? {};
+  const exec: ProjectConfig['exec'] = {};
+  if (d.model !== undefined) exec.model = d.model;
+  if (d.max_iterations !== undefined) exec.maxIterations = d.max_iterations;
+  if (d.max_bailouts !== undefined) exec.maxBailouts = d.max_bailouts;
+  if (d.max_runtime !== undefined) exec.maxRuntimeMs = d.max_runtime;
+  if (d.max_cost_usd !== undefined) exec.maxCostUsd = d.max_cost_usd;
+  if (d.silence_timeout !== undefined) exec.silenceTimeoutMs = d.silence_timeout;
+  if (d.iteration_timeout !== undefined) exec.iterationTimeoutMs = d.iteration_timeout;
+  if (d.signal_grace !== undefined) exec.signalGraceMs = d.signal_grace;
+  if (d.context_budget !== undefined) exec.contextBudget = d.context_budget;
+  if (d.max_retries !== undefined) exec.maxRetries = d.max_retries;
+  const batch: ProjectConfig['batch'] = {};
+  if (d.concurrency !== undefined) batch.concurrency = d.concurrency;
+  if (d.out !== undefined) batch.out = d.out;
+  if (d.isolate !== undefined) batch.isolate = d.isolate;
+  if (d.plan_timeout !== undefined) batch.planTimeoutMs = d.plan_timeout;
+  const agents: ProjectConfig['agents'] = {};
+  for (const [name, a] of Object.entries(data.agents ?? {})) agents[name] = { command: a.command, streamFormat: a.stream_format };
+  const hooks: ProjectConfig['hooks'] = {};
+  for (const hook of HOOK_NAMES) {
+    const list = data.hooks?.[hook];
+    if (list?.length) hooks[hook] = list.map((h): HookCommand => (h.timeout !== undefined ? { run: h.run, timeoutMs: h.timeout } : { run: h.run }));
+  }
+  const config: Omit<ProjectConfig, 'file' | 'where'> = {
+    agents,
+    exec,
+    batch,
+    notify: data.notify ?? [],
+    notifyAsWritten: Array.isArray(raw.notify) ? raw.notify : [],
+    hooks,
+    secrets: { vars: [], values: [] },
+  };
+  if (data.agent !== undefined) config.agent = data.agent;
+  return config;
+}
+
+/** The line of the deepest node along `path` that exists in the document. */
+function lineAt(doc: Document.Parsed, path: Path, lineOf: (offset: number) => number): number {
+  for (let n = path.length; n >= 0; n--) {
+    const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as Node | null | undefined;
+    if (isNode(node) && node.range) return lineOf(node.range[0]);
+  }
+  return 1;
+}
+
+/** The key node of `key` in the mapping at `path`, for the line of an unknown key. */
+function keyLine(doc: Document.Parsed, path: Path, key: string, lineOf: (offset: number) => number): number | undefined {
+  const parent = path.length === 0 ? doc.contents : doc.getIn(path, true);
+  if (!isMap(parent)) return undefined;
+  for (const pair of parent.items) {
+    if (isScalar(pair.key) && String(pair.key.value) === key && pair.key.range) return lineOf(pair.key.range[0]);
+  }
+  return undefined;
+}
+
+function dotted(path: Path): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** KNOWN_KEYS is keyed by the mapping's path with names and indexes below the top as `*`. */
+function knownKeysAt(path: Path): readonly string[] {
+  const generic = path.map((p, i) => (i === 0 ? String(p) : '*')).join('.');
+  return KNOWN_KEYS[generic] ?? [];
+}
+
+function reportIssue(
+  issue: z.core.$ZodIssue,
+  doc: Document.Parsed,
+  lineOf: (path: Path) => number,
+  lineOfOffset: (offset: number) => number,
+  add: (message: string, line?: number) => void,
+): void {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    for (const key of issue.keys) {
+      const hint = didYouMean(key, knownKeysAt(path));
+      const where = path.length ? ` in ${dotted(path)}` : '';
+      const known = knownKeysAt(path);
+      add(
+        `unknown key "${key}"${where}${hint ? ` (did you mean "${hint}"?)` : known.length ? ` (known keys: ${known.join(', ')})` : ''}`,
+        keyLine(doc, path, key, lineOfOffset) ?? lineOf(path),
+      );
+    }
+    return;
+  }
+  const label = path.length ? `${dotted(path)}: ` : '';
+  add(`${label}${messageOf(issue)}`, lineOf(path));
+}
+
+function messageOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${issue.expected === 'record' || issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}${issue.input === undefined ? ' (it is missing)' : `, got ${describeValue(issue.input)}`}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((v) => String(v)).join(', ')}, got ${describeValue(issue.input)}`;
+    default:
+      return issue.message;
+  }
+}
+
+function describeValue(v: unknown): string {
+  if (v === null || v === undefined) return 'no value';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return String(v);
+}

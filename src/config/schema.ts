@@ -1,0 +1,128 @@
+// The schema of ralph.config.yaml (docs/config.md), in zod. Keys are snake_case as in plans'
+// front matter; every object is strict so that a typo is an error that names its line.
+import { z } from 'zod';
+import { HOOK_NAMES, NOTIFY_EVENTS, OUTCOMES } from '../contract.js';
+import { STREAM_FORMATS } from '../plan/types.js';
+import { parseDuration } from '../util/duration.js';
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+const durationMs = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `expected a duration such as 90m, 45s or 1h30m (a bare number is seconds), got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const intAtLeast = (min: number) => z.number().int(`expected a whole number`).min(min, `expected a whole number of at least ${min}`);
+
+const command = z
+  .array(z.string())
+  .min(1, 'is empty; give the program and its arguments, e.g. [claude, -p]')
+  .refine((c) => c[0]!.trim() !== '', 'the program name is empty');
+
+export const agentSchema = z.strictObject({
+  command,
+  stream_format: z.enum(STREAM_FORMATS).default('text'),
+});
+
+export const defaultsSchema = z.strictObject({
+  model: nonEmpty.optional(),
+  max_iterations: intAtLeast(1).optional(),
+  max_bailouts: intAtLeast(0).optional(),
+  max_runtime: durationMs.optional(),
+  max_cost_usd: z.number().positive('expected an amount in US dollars above 0').optional(),
+  silence_timeout: durationMs.optional(),
+  iteration_timeout: durationMs.optional(),
+  signal_grace: durationMs.optional(),
+  context_budget: intAtLeast(1).optional(),
+  max_retries: intAtLeast(0).optional(),
+  // batch
+  concurrency: intAtLeast(1).optional(),
+  out: nonEmpty.optional(),
+  isolate: z.enum(['worktree', 'none']).optional(),
+  plan_timeout: durationMs.optional(),
+});
+
+const filters = {
+  /** Which notifications this target gets (default: all). */
+  events: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'list at least one event, or leave `events` out for all').optional(),
+  /** For `ended`: only these outcomes (default: any). */
+  outcomes: z.array(z.enum(OUTCOMES)).min(1, 'list at least one outcome, or leave `outcomes` out for any').optional(),
+};
+
+const url = z.string().refine((u) => u === '' || /^https?:\/\/[^\s/]+/.test(u), 'expected an http:// or https:// URL');
+const headers = z.record(z.string(), z.string());
+
+/** Which key names the kind of target; each kind takes some of the other keys. */
+export const TARGET_KINDS = ['webhook', 'slack', 'ntfy', 'command'] as const;
+const ALLOWED_WITH: Record<(typeof TARGET_KINDS)[number], readonly string[]> = {
+  webhook: ['secret', 'headers'],
+  slack: [],
+  ntfy: ['headers'],
+  command: ['timeout'],
+};
+
+// One object with every key, checked by hand, rather than a union: a union's errors say
+// "invalid input" where a person needs "`secret` only goes with webhook".
+export const notifySchema = z
+  .strictObject({
+    webhook: url.optional(),
+    slack: url.optional(),
+    ntfy: url.optional(),
+    command: z.string().optional(),
+    /** HMAC-SHA256 key: the body is signed in X-Ralph-Signature-256. */
+    secret: z.string().optional(),
+    headers: headers.optional(),
+    timeout: durationMs.optional(),
+    ...filters,
+  })
+  .superRefine((entry, ctx) => {
+    const kinds = TARGET_KINDS.filter((k) => entry[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({ code: 'custom', message: kinds.length === 0 ? `a target needs one of ${TARGET_KINDS.join(', ')}` : `a target is one of ${TARGET_KINDS.join(', ')}, not several (${kinds.join(', ')}): make one entry each` });
+      return;
+    }
+    const kind = kinds[0]!;
+    for (const key of ['secret', 'headers', 'timeout'] as const) {
+      if (entry[key] !== undefined && !ALLOWED_WITH[kind].includes(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `\`${key}\` does not apply to a ${kind} target` });
+      }
+    }
+    if (kind === 'command' && entry.command!.trim() === '') ctx.addIssue({ code: 'custom', path: ['command'], message: 'must not be empty' });
+  });
+
+const hookSchema = z.preprocess(
+  (v) => (typeof v === 'string' ? { run: v } : v),
+  z.strictObject({ run: nonEmpty, timeout: durationMs.optional() }),
+);
+const hookList = z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(hookSchema));
+
+export const hooksSchema = z.strictObject(
+  Object.fromEntries(HOOK_NAMES.map((h) => [h, hookList.optional()])) as Record<(typeof HOOK_NAMES)[number], z.ZodOptional<typeof hookList>>,
+);
+
+export const configSchema = z.strictObject({
+  /** The agent used when neither flags nor the plan choose an executor. */
+  agent: nonEmpty.optional(),
+  agents: z.record(z.string(), agentSchema).optional(),
+  defaults: defaultsSchema.optional(),
+  notify: z.array(notifySchema).optional(),
+  hooks: hooksSchema.optional(),
+});
+
+export type ConfigFileData = z.output<typeof configSchema>;
+export type NotifyEntry = z.output<typeof notifySchema>;
+
+/** The keys each mapping accepts, for "did you mean" (by path of the mapping, `*` for any name). */
+export const KNOWN_KEYS: Record<string, readonly string[]> = {
+  '': Object.keys(configSchema.shape),
+  defaults: Object.keys(defaultsSchema.shape),
+  'agents.*': Object.keys(agentSchema.shape),
+  hooks: HOOK_NAMES,
+  'hooks.*': ['run', 'timeout'],
+  'hooks.*.*': ['run', 'timeout'],
+  'notify.*': ['webhook', 'slack', 'ntfy', 'command', 'secret', 'headers', 'events', 'outcomes', 'timeout'],
+};
