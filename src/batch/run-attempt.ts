@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { RalphError } from '../errors.js';
 import { EXIT_CODES } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
+import type { RunExtras } from '../loop/lifecycle.js';
 import type { RunResult } from '../loop/types.js';
 import type { BatchEvent } from './events.js';
 import { partialPath, PartialWriter } from './partial-file.js';
@@ -37,6 +38,8 @@ export interface AttemptContext {
   /** How long a run may take to stop once aborted before it is left behind as a straggler. */
   stragglerGraceMs: number;
   isolation: Isolation | null;
+  /** The config file's agents, defaults and hooks for the run (docs/config.md). */
+  extras?: RunExtras;
   emit: (e: BatchEvent) => void;
   now: () => Date;
 }
@@ -134,7 +137,7 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
     }
   };
   const running: Promise<Settled> = Promise.resolve()
-    .then(() => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { signal: controller.signal, onEvent, wantOutput: ctx.wantOutput }))
+    .then(() => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { ...ctx.extras, signal: controller.signal, onEvent, wantOutput: ctx.wantOutput }))
     .then(
       (result) => ({ kind: 'result', result }) as const,
       (error: unknown) => ({ kind: 'error', error }) as const,

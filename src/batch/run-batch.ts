@@ -18,6 +18,7 @@ import { runPlanWithRetry } from './run-plan.js';
 import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
 import { pathExists } from '../util/path-exists.js';
+import type { RunExtras } from '../loop/lifecycle.js';
 
 export interface BatchOptions {
   /** Where the batch starts; relative paths resolve against it. */
@@ -43,6 +44,8 @@ export interface BatchDeps {
   writeReport?: ReportWriter;
   /** Whether the runs decode their output into `output` events (only --json shows them). */
   wantOutput?: boolean;
+  /** Handed to every plan's run: the config file's agents and defaults, hooks, hidden variables (docs/config.md). */
+  extras?: RunExtras;
 }
 
 /** The loop's runPlan, loaded when first needed so the batch module does not pull it in for tests. */
@@ -184,6 +187,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
           planTimeoutMs: file.options.planTimeoutMs ?? undefined,
           stragglerGraceMs: deps.stragglerGraceMs ?? DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs,
           isolation: isolationOf(plan),
+          ...(deps.extras ? { extras: deps.extras } : {}),
           emit,
           now,
         });

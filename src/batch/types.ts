@@ -2,11 +2,12 @@
 // (the loop's runPlan, injected so tests and the pool never depend on a real agent).
 import type { Outcome } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
+import type { RunExtras } from '../loop/lifecycle.js';
 import type { ExecOptions, RunResult } from '../loop/types.js';
 
 export type RunPlanFn = (
   options: ExecOptions,
-  hooks?: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; wantOutput?: boolean },
+  hooks?: RunExtras & { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; wantOutput?: boolean },
 ) => Promise<RunResult>;
 
 export type IsolateMode = 'worktree' | 'none';

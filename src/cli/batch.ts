@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
 import type { RegisterCommand } from './context.js';
+import { batchDefaults, hasLifecycle, loadProject } from './project.js';
 
 interface BatchFlags extends RawExecFlags {
   concurrency?: number;
@@ -45,6 +46,10 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
 
     // Loaded here so other commands do not pay for batch's modules at start-up.
     const { createJsonProgress, createPlainProgress, createTtyProgress, runBatch } = await import('../batch/index.js');
+    const { createBatchListener, createRunLifecycle } = await import('../notify/index.js');
+    const project = loadProject(flags.cwd ?? process.cwd(), ctx.env, flags);
+    // A resumed batch keeps the options it was started with; the config's defaults are for new ones.
+    const defaults = flags.resume === undefined ? batchDefaults(project.config) : {};
     const stdout = ctx.stdout as NodeJS.WriteStream;
     const renderer = flags.json ? createJsonProgress(ctx.stdout) : stdout.isTTY ? createTtyProgress(ctx.stdout) : createPlainProgress(ctx.stdout);
     const controller = new AbortController();
@@ -60,22 +65,44 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const deps: BatchDeps = { signal: controller.signal, onEvent: (e) => renderer.onEvent(e), wantOutput: flags.json === true };
+    // Hooks and notifications (docs/config.md): runs get the per-run hooks; the batch notifies for its plans.
+    const listener = createBatchListener({
+      hooks: project.config.hooks,
+      targets: project.targets,
+      redact: project.redact,
+      cwd: process.cwd(),
+      env: ctx.env,
+      onWarning: (message) => renderer.onEvent({ type: 'warning', message }),
+    });
+    const deps: BatchDeps = {
+      signal: controller.signal,
+      onEvent: (e) => {
+        renderer.onEvent(e);
+        listener.onEvent(e);
+      },
+      wantOutput: flags.json === true,
+      extras: {
+        project: project.config,
+        hideEnv: project.hideEnv,
+        ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env }) } : {}),
+      },
+    };
     try {
       const summary = await runBatch(
         {
           cwd: process.cwd(),
           plans: planArgs,
           resume: flags.resume,
-          out: flags.out,
-          concurrency: flags.concurrency,
-          isolate: flags.isolate,
-          planTimeoutMs: flags.planTimeout,
+          out: flags.out ?? defaults.out,
+          concurrency: flags.concurrency ?? defaults.concurrency,
+          isolate: flags.isolate ?? defaults.isolate,
+          planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs,
           exec: sharedExecOptions(flags, passThrough),
         },
         deps,
       );
       ctx.exitCode = summary.exitCode;
+      await listener.finish();
     } finally {
       renderer.stop();
       process.off('SIGINT', onSignal);

@@ -2,7 +2,7 @@
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';
-import { DEFAULTS } from '../contract.js';
+import { CONFIG_FILE, DEFAULTS } from '../contract.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { parseDuration } from '../util/duration.js';
 
@@ -44,7 +44,13 @@ export function addExecOptions(command: Command): Command {
     .option('--model <name>', 'model for the anthropic executor')
     .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, positiveInt('--context-budget'))
     .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', nonNegativeInt('--max-retries'))
-    .addOption(new Option('--stream-format <format>', 'how the command executor writes its output (default: text)').choices(['text', 'claude-json', 'codex-json']));
+    .addOption(new Option('--stream-format <format>', 'how the command executor writes its output (default: text)').choices(['text', 'claude-json', 'codex-json']))
+    .option('--notify <target>', 'also notify this target: a webhook URL, slack:URL, ntfy:URL or command:"shell command" (repeatable)', collect, [] as string[])
+    .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 export interface RawExecFlags {
@@ -66,6 +72,9 @@ export interface RawExecFlags {
   maxRetries?: number;
   streamFormat?: string;
   resume?: string;
+  /** --notify: targets (kept out of ExecOptions, which a batch stores: they may hold secrets). */
+  notify?: string[];
+  config?: string;
 }
 
 /** Commander's parsed flags (plus what came after `--`) as ExecOptions, without the plan path. */

@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
+import { hasLifecycle, loadProject } from './project.js';
 
 export interface ExecFlags extends RawExecFlags {
   json?: boolean;
@@ -44,7 +45,9 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
   // Loaded here so other commands do not pay for the loop's modules at start-up.
   const { runPlan } = await import('../loop/index.js');
   const { colorWanted, createRenderer } = await import('../ui/index.js');
+  const { createRunLifecycle } = await import('../notify/index.js');
   const options = { planPath, ...execOptionsFrom(flags, ctx.passThrough, process.cwd()) };
+  const project = loadProject(options.cwd, ctx.env, flags);
   const renderer = createRenderer({
     stdout: ctx.stdout,
     stderr: ctx.stderr,
@@ -78,6 +81,10 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
       onEmergencyExit: (write) => {
         emergency = write;
       },
+      // The config file's agents and defaults, its hooks and notifications (docs/config.md).
+      project: project.config,
+      hideEnv: project.hideEnv,
+      ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env }) } : {}),
     });
     return result.exitCode;
   } finally {

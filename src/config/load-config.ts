@@ -69,7 +69,7 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
     throw new InvalidInputError(problems, 'invalid config file');
   }
 
-  const expanded = expandEnv(raw, env);
+  const expanded = expandEnv(withoutEmptyKeys(raw as Record<string, unknown>), env);
   for (const m of expanded.missing) {
     add(`\${${m.name}} is not set in the environment; export it, or write \${${m.name}:-} where it may be empty`, lineOf(m.path));
   }
@@ -84,7 +84,11 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
 
   const data: ConfigFileData = parsed.data;
   const where: Record<string, string> = {};
-  const at = (key: string, path: Path) => (where[key] = `${name}:${lineOf(path)}`);
+  const at = (key: string, path: Path) => {
+    const last = path[path.length - 1];
+    const line = typeof last === 'string' ? keyLine(doc, path.slice(0, -1), last, lineOfOffset) : undefined;
+    where[key] = `${name}:${line ?? lineOf(path)}`;
+  };
   const config = { ...buildConfig(data, raw as Record<string, unknown>), file, where };
   if (data.agent !== undefined) at('agent', ['agent']);
   for (const agent of Object.keys(data.agents ?? {})) at(`agents.${agent}`, ['agents', agent]);
@@ -99,6 +103,21 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
     values: [...new Set(secretUses.map((u) => env[u.name]).filter((v): v is string => v !== undefined && v !== ''))],
   };
   return config;
+}
+
+/**
+ * `agents:` with every entry commented out is null in YAML: an empty section, not an error.
+ * The same for the keys of `defaults:`, `hooks:` and `agents:`.
+ */
+function withoutEmptyKeys(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === null) continue;
+    if ((key === 'defaults' || key === 'hooks' || key === 'agents') && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null));
+    } else out[key] = value;
+  }
+  return out;
 }
 
 function buildConfig(data: ConfigFileData, raw: Record<string, unknown>): Omit<ProjectConfig, 'file' | 'where'> {

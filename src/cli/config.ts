@@ -1,0 +1,57 @@
+// `ralph config [plan.md] [options]`: the settings in effect and where each came from (flag,
+// plan, the config file's line, default), the agents --agent can name, notification targets
+// and hooks (docs/config.md). Secrets are never printed.
+import { CONFIG_FILE } from '../contract.js';
+import type { RegisterCommand } from './context.js';
+import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
+import { loadProject } from './project.js';
+
+interface ConfigFlags extends RawExecFlags {
+  json?: boolean;
+  concurrency?: number;
+  out?: string;
+  isolate?: 'worktree' | 'none';
+  planTimeout?: number;
+}
+
+export const registerConfig: RegisterCommand = (program, ctx) => {
+  const command = program
+    .command('config')
+    .description(`show the settings in effect and where each came from (flags, the plan, ${CONFIG_FILE}, defaults)`)
+    .argument('[plan]', "a plan whose front matter to include")
+    .option('--json', 'one JSON object instead of the table');
+  addExecOptions(command).action(async (planPath: string | undefined, flags: ConfigFlags) => {
+    const { effectiveSettings, agentRows } = await import('../config/effective.js');
+    const { loadPlan } = await import('../plan/index.js');
+    const options = execOptionsFrom(flags, ctx.passThrough, process.cwd());
+    const project = loadProject(options.cwd, ctx.env, flags);
+    const plan = planPath !== undefined ? await loadPlan(planPath) : null;
+    const settings = effectiveSettings({ flags: options, batchFlags: {}, plan: plan?.config ?? null, config: project.config, env: ctx.env });
+    const agents = agentRows(project.config);
+    const targets = project.targets.map((t) => ({
+      target: t.label,
+      events: [...t.events],
+      ...(t.outcomes ? { outcomes: [...t.outcomes] } : {}),
+    }));
+    const hooks = Object.entries(project.config.hooks).flatMap(([hook, list]) =>
+      (list ?? []).map((h) => ({ hook, run: project.redact(h.run), ...(h.timeoutMs !== undefined ? { timeoutMs: h.timeoutMs } : {}), source: project.config.where[`hooks.${hook}`] ?? 'config file' })),
+    );
+    const file = project.config.file;
+    if (flags.json) {
+      ctx.stdout.write(`${JSON.stringify({ file, settings, agents, notify: targets, hooks, secrets: project.hideEnv }, null, 2)}\n`);
+      return;
+    }
+    const out: string[] = [file ? `config file: ${file}` : `config file: none (no ${CONFIG_FILE} in ${options.cwd} or a folder above it)`, ''];
+    const width = Math.max(...settings.map((s) => s.setting.length));
+    const valueWidth = Math.min(40, Math.max(...settings.map((s) => (s.value ?? '—').length)));
+    for (const s of settings) out.push(`${s.setting.padEnd(width)}  ${(s.value ?? '—').padEnd(valueWidth)}  ${s.source}`);
+    out.push('', 'agents (--agent NAME):');
+    for (const a of agents) out.push(`  ${a.name}: ${a.command.join(' ')} [${a.streamFormat}]  (${a.source})`);
+    out.push('', targets.length ? 'notify:' : 'notify: none');
+    for (const t of targets) out.push(`  ${t.target}: ${t.events.join(', ')}${t.outcomes ? ` (outcomes: ${t.outcomes.join(', ')})` : ''}`);
+    out.push('', hooks.length ? 'hooks:' : 'hooks: none');
+    for (const h of hooks) out.push(`  ${h.hook}: ${h.run}${h.timeoutMs !== undefined ? ` (timeout ${h.timeoutMs / 1000}s)` : ''}  (${h.source})`);
+    if (project.hideEnv.length) out.push('', `kept from the agent: ${project.hideEnv.join(', ')}`);
+    ctx.stdout.write(`${out.join('\n')}\n`);
+  });
+};
