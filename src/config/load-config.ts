@@ -208,15 +208,18 @@ function reportIssue(
     return;
   }
   const label = path.length ? `${dotted(path)}: ` : '';
-  add(`${label}${messageOf(issue)}`, lineOf(path));
+  // zod leaves the input out of its issues: the value is read back from the document.
+  const node = path.length ? doc.getIn(path, true) : doc.contents;
+  const value = isNode(node) ? node.toJS(doc) : node;
+  add(`${label}${messageOf(issue, value)}`, lineOf(path));
 }
 
-function messageOf(issue: z.core.$ZodIssue): string {
+function messageOf(issue: z.core.$ZodIssue, value: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
-      return `expected ${issue.expected === 'record' || issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}${issue.input === undefined ? ' (it is missing)' : `, got ${describeValue(issue.input)}`}`;
+      return `expected ${issue.expected === 'record' || issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}${value === undefined ? ' (it is missing)' : `, got ${describeValue(value)}`}`;
     case 'invalid_value':
-      return `expected one of ${issue.values.map((v) => String(v)).join(', ')}, got ${describeValue(issue.input)}`;
+      return `expected one of ${issue.values.map((v) => String(v)).join(', ')}, got ${describeValue(value)}`;
     default:
       return issue.message;
   }

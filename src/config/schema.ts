@@ -21,7 +21,7 @@ const intAtLeast = (min: number) => z.number().int(`expected a whole number`).mi
 const command = z
   .array(z.string())
   .min(1, 'is empty; give the program and its arguments, e.g. [claude, -p]')
-  .refine((c) => c[0]!.trim() !== '', 'the program name is empty');
+  .refine((c) => c.length === 0 || c[0]!.trim() !== '', 'the program name is empty');
 
 export const agentSchema = z.strictObject({
   command,

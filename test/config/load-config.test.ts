@@ -1,0 +1,139 @@
+// ralph.config.yaml: found upward, validated with file:line and did-you-mean, ${VAR} expanded,
+// secrets recorded; the template `ralph init` writes is valid and changes nothing.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONFIG_TEMPLATE, findConfigFile, loadProjectConfig, parseProjectConfig } from '../../src/config/index.js';
+import { InvalidInputError, formatProblem } from '../../src/errors.js';
+import { resolveConfig } from '../../src/loop/run-config.js';
+import { parsePlan } from '../../src/plan/index.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    parseProjectConfig(text, '/p/ralph.config.yaml', env);
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error.problems.map(formatProblem);
+    throw error;
+  }
+  return [];
+}
+
+describe('finding the config file', () => {
+  it('is the nearest ralph.config.yaml in the folder or above it', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ralph-config-'));
+    dirs.push(root);
+    const deep = join(root, 'a', 'b');
+    mkdirSync(deep, { recursive: true });
+    expect(findConfigFile(deep)).toBeNull();
+    writeFileSync(join(root, 'ralph.config.yaml'), 'agent: claude\n');
+    expect(findConfigFile(deep)).toBe(join(root, 'ralph.config.yaml'));
+    writeFileSync(join(root, 'a', 'ralph.config.yaml'), 'agent: codex\n');
+    expect(loadProjectConfig(deep, {}).agent).toBe('codex');
+    expect(loadProjectConfig(deep, {}, join(root, 'ralph.config.yaml')).agent).toBe('claude');
+  });
+});
+
+describe('validation', () => {
+  it('names the line of an unknown key and suggests the known one', () => {
+    const text = ['agents:', '  mine:', '    command: [x]', '    streamformat: text', 'defaults:', '  max_iteration: 3', 'notfy: []', ''].join('\n');
+    expect(problemsOf(text)).toEqual([
+      expect.stringMatching(/^.*ralph\.config\.yaml:4: unknown key "streamformat" in agents\.mine \(did you mean "stream_format"\?\)$/),
+      expect.stringMatching(/:6: unknown key "max_iteration" in defaults \(did you mean "max_iterations"\?\)$/),
+      expect.stringMatching(/:7: unknown key "notfy" \(did you mean "notify"\?\)$/),
+    ]);
+  });
+
+  it('reports wrong values at their lines, all at once', () => {
+    const text = ['defaults:', '  max_iterations: 0', '  silence_timeout: soon', 'agents:', '  x:', '    command: []', '    stream_format: xml', 'notify:', '  - webhook: ftp://x', '  - slack: https://hooks.slack.com/a', '    secret: k', '  - events: [ended]', ''].join('\n');
+    const problems = problemsOf(text);
+    expect(problems).toEqual([
+      expect.stringMatching(/:2: defaults\.max_iterations: expected a whole number of at least 1$/),
+      expect.stringMatching(/:3: defaults\.silence_timeout: expected a duration/),
+      expect.stringMatching(/:6: agents\.x\.command: is empty/),
+      expect.stringMatching(/:7: agents\.x\.stream_format: expected one of text, claude-json, codex-json, got "xml"$/),
+      expect.stringMatching(/:9: notify\[0\]\.webhook: expected an http/),
+      expect.stringMatching(/:11: notify\[1\]\.secret: `secret` does not apply to a slack target$/),
+      expect.stringMatching(/:12: notify\[2\]: a target needs one of webhook, slack, ntfy, command$/),
+    ]);
+  });
+
+  it('reports YAML syntax errors with their line', () => {
+    expect(problemsOf('agents:\n  x: [a, b\n')[0]).toMatch(/ralph\.config\.yaml:\d+: /);
+    expect(problemsOf('- a\n- b\n')).toEqual([expect.stringMatching(/:1: expected a mapping of settings/)]);
+  });
+
+  it('expands ${VAR}, takes ${VAR:-fallback}, and names an unset variable at its line', () => {
+    const text = ['notify:', '  - slack: ${SLACK_URL}', '  - ntfy: ${NTFY:-}', '  - webhook: https://x.test/${MISSING}', 'hooks:', `  on_outcome: 'curl -H "token: \${TOKEN}" https://x.test'`, ''].join('\n');
+    expect(problemsOf(text, { SLACK_URL: 'https://hooks.slack.com/services/T/B/xyz', TOKEN: 'tok-123456' })).toEqual([
+      expect.stringMatching(/:4: \$\{MISSING\} is not set in the environment; export it, or write \$\{MISSING:-\}/),
+    ]);
+    const config = parseProjectConfig(text.replace('${MISSING}', 'fixed'), '/p/ralph.config.yaml', { SLACK_URL: 'https://hooks.slack.com/services/T/B/xyz', TOKEN: 'tok-123456' });
+    expect(config.notify[0]).toMatchObject({ slack: 'https://hooks.slack.com/services/T/B/xyz' });
+    expect(config.notify[1]).toMatchObject({ ntfy: '' });
+    expect(config.hooks.on_outcome).toEqual([{ run: 'curl -H "token: tok-123456" https://x.test' }]);
+    expect(config.secrets.vars.sort()).toEqual(['NTFY', 'SLACK_URL', 'TOKEN']);
+    expect(config.secrets.values.sort()).toEqual(['https://hooks.slack.com/services/T/B/xyz', 'tok-123456']);
+  });
+
+  it('keeps the file:line of every setting for `ralph config`', () => {
+    const config = parseProjectConfig(['agent: mine', 'agents:', '  mine:', '    command: [run-me]', 'defaults:', '  max_iterations: 4', ''].join('\n'), '/p/ralph.config.yaml', {});
+    expect(config.where).toMatchObject({ agent: expect.stringMatching(/:1$/), 'agents.mine': expect.stringMatching(/:3$/), 'defaults.max_iterations': expect.stringMatching(/:6$/) });
+    expect(config.exec).toEqual({ maxIterations: 4 });
+    expect(config.agents).toEqual({ mine: { command: ['run-me'], streamFormat: 'text' } });
+  });
+
+  it('the template `ralph init` writes loads and sets nothing', () => {
+    const config = parseProjectConfig(CONFIG_TEMPLATE, '/p/ralph.config.yaml', {});
+    expect(config.agents).toEqual({});
+    expect(config.exec).toEqual({});
+    expect(config.notify).toEqual([]);
+    expect(config.hooks).toEqual({});
+    // Uncommented, every example is valid too.
+    const uncommented = CONFIG_TEMPLATE.split('\n')
+      .map((l) => l.replace(/^(\s*)# ?(?=[a-z_ -]+:|\s*- |\s+[a-z_]+:)/, '$1'))
+      .join('\n');
+    const full = parseProjectConfig(uncommented, '/p/ralph.config.yaml', { SLACK_WEBHOOK: 'https://hooks.slack.com/x', RALPH_WEBHOOK_SECRET: 'k', NTFY_TOPIC: 't' });
+    expect(full.agent).toBe('claude');
+    expect(Object.keys(full.agents)).toEqual(['claude', 'codex']);
+    expect(full.notify).toHaveLength(4);
+    expect(Object.keys(full.hooks)).toHaveLength(5);
+  });
+});
+
+describe('precedence: flags > front matter > config file > defaults', () => {
+  const plan = (fm: string) => parsePlan(`---\n${fm}\n---\n# P\n<tasks><task><name>T</name></task></tasks>\n`, '/p/plan.md').plan!;
+  const project = parseProjectConfig(
+    ['agent: mine', 'agents:', '  mine:', '    command: [my-agent, --flag]', '    stream_format: claude-json', 'defaults:', '  max_iterations: 7', '  max_bailouts: 1', '  silence_timeout: 2m', ''].join('\n'),
+    '/p/ralph.config.yaml',
+    {},
+  );
+
+  it('the config fills what flags and plan leave open, and its default agent runs', () => {
+    const c = resolveConfig({ planPath: '/p/plan.md', cwd: '/p' }, plan('id: x'), {}, project);
+    expect(c).toMatchObject({ executor: 'command', command: ['my-agent', '--flag'], streamFormat: 'claude-json', maxIterations: 7, maxBailouts: 1, silenceTimeoutMs: 120_000 });
+  });
+
+  it('front matter wins over the config, flags win over both', () => {
+    const c = resolveConfig({ planPath: '/p/plan.md', cwd: '/p', maxBailouts: 5 }, plan('max_iterations: 2\nmax_bailouts: 4'), {}, project);
+    expect(c).toMatchObject({ maxIterations: 2, maxBailouts: 5 });
+  });
+
+  it("the plan's own command wins over the config's default agent", () => {
+    const c = resolveConfig({ planPath: '/p/plan.md', cwd: '/p' }, plan('command: [plan-agent]'), {}, project);
+    expect(c).toMatchObject({ command: ['plan-agent'], streamFormat: 'text' });
+    expect(c.agent).toBeUndefined();
+  });
+
+  it('--agent NAME finds the config agent before the presets, and -- args are appended', () => {
+    const withClaude = parseProjectConfig('agents:\n  claude:\n    command: [my-claude]\n', '/p/ralph.config.yaml', {});
+    const c = resolveConfig({ planPath: '/p/plan.md', cwd: '/p', agent: 'claude', command: ['--extra'] }, plan('id: x'), {}, withClaude);
+    expect(c).toMatchObject({ command: ['my-claude', '--extra'], streamFormat: 'text' });
+    expect(c.agent?.source).toBe('config');
+  });
+});
