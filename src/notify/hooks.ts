@@ -7,6 +7,7 @@ import type { HookCommand } from '../config/types.js';
 import { clean } from './payload.js';
 import type { Redact } from './redact.js';
 import { runShell } from './shell.js';
+import { formatDuration } from '../util/duration.js';
 
 export interface HookCall {
   hook: HookName;
@@ -41,7 +42,7 @@ export class HookRunner {
       const name = `${call.hook} hook${(this.hooks[call.hook]?.length ?? 0) > 1 ? ` #${i + 1}` : ''}`;
       const lastLine = this.options.redact(out.tail.split('\n').pop() ?? '');
       if (out.error) this.warn(`${name} could not run: ${out.error}`);
-      else if (out.timedOut) this.warn(`${name} was stopped after ${Math.round(timeoutMs / 1000)}s (its timeout)`);
+      else if (out.timedOut) this.warn(`${name} was stopped after ${formatDuration(timeoutMs)} (its timeout)`);
       else if (out.exitCode === HOOKS.stopExitCode && call.hook === 'after_iteration') {
         stop ??= `stopped by the after_iteration hook (exit ${HOOKS.stopExitCode})${lastLine ? `: ${clean(lastLine, 300)}` : ''}`;
       } else if (out.exitCode !== 0) this.warn(`${name} exited ${out.exitCode ?? 'by a signal'}${lastLine ? `: ${clean(lastLine, 300)}` : ''}`);
