@@ -1,0 +1,84 @@
+// `ralph batch` with a config file: per-plan ended/blocked, batch_ended with the index's first
+// line and the report, after_plan and after_batch hooks, the config's agent and batch defaults.
+// Built CLI, the batch fixture agent, a real receiver on 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../batch/helpers.js';
+import { recorder, type Receiver } from './receivers.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin', 'ralph.js');
+const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+function plan(dir: string, id: string, behaviour: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, `${id}.md`),
+    `---\nmax_iterations: 3\n---\n# ${id}\n\n<!-- agent: ${behaviour} -->\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n`,
+  );
+}
+
+function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe('ralph batch with notifications and hooks', () => {
+  it('notifies each plan once at its end (blocked too) and the batch end with [N/M plans complete] and the report', async () => {
+    const r = await recorder();
+    receivers.push(r);
+    const dir = tempDir();
+    plan(join(dir, 'plans'), 'a', 'complete');
+    plan(join(dir, 'plans'), 'd', 'block');
+    writeFileSync(
+      join(dir, 'ralph.config.yaml'),
+      [
+        'agent: fixture',
+        'agents:',
+        '  fixture:',
+        `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}]`,
+        'defaults:',
+        '  out: out',
+        'notify:',
+        '  - webhook: ${RALPH_TEST_HOOK}',
+        'hooks:',
+        "  after_plan: 'echo \"$RALPH_PLAN_ID $RALPH_OUTCOME\" >> after-plan.txt'",
+        "  after_batch: 'cat > after-batch.json'",
+        '',
+      ].join('\n'),
+    );
+    const run = await ralph(['batch', 'plans', '--isolate', 'none'], dir, { RALPH_TEST_HOOK: r.url });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(2);
+    const out = join(dir, 'out');
+    const bodies = r.received.map((x) => JSON.parse(x.body));
+    const perPlan = bodies.filter((b) => b.plan !== null).map((b) => `${b.plan} ${b.event} ${b.outcome}`);
+    expect(perPlan.sort()).toEqual(['a ended complete', 'd blocked blocked', 'd ended blocked']);
+    const blocked = bodies.find((b) => b.event === 'blocked');
+    expect(blocked.runDir).toBe(join(out, 'runs', 'd'));
+    expect(blocked.reason).toBeTruthy();
+    const end = bodies.filter((b) => b.event === 'batch_ended');
+    expect(end).toHaveLength(1);
+    expect(end[0]).toMatchObject({ version: 1, exitCode: 2, batch: { line: '[1/2 plans complete]', complete: 1, total: 2, index: join(out, 'index.md'), report: join(out, 'report.md') } });
+    expect(readFileSync(join(out, 'index.md'), 'utf8').split('\n')[0]).toBe('[1/2 plans complete]');
+    expect(end[0].summary).toContain('[1/2 plans complete]');
+    expect(bodies.at(-1).event).toBe('batch_ended');
+
+    expect(readFileSync(join(dir, 'after-plan.txt'), 'utf8').trim().split('\n').sort()).toEqual(['a complete', 'd blocked']);
+    expect(JSON.parse(readFileSync(join(dir, 'after-batch.json'), 'utf8'))).toMatchObject({ version: 1, hook: 'after_batch', line: '[1/2 plans complete]', complete: 1, total: 2, exitCode: 2 });
+  }, 60_000);
+});
