@@ -1,0 +1,104 @@
+// `ralph config` as a user runs it (the built CLI): each setting with where it came from (flag,
+// plan, the config file's line, default), and no secret in what it prints. `--notify` refuses
+// what is not a target.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const BIN = resolve(import.meta.dirname, '../../bin/ralph.js');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ANTHROPIC_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ralph-config-cli-'));
+  dirs.push(dir);
+  writeFileSync(
+    join(dir, 'ralph.config.yaml'),
+    [
+      'agent: mine',
+      'agents:',
+      '  mine:',
+      '    command: [my-agent, --go]',
+      '    stream_format: claude-json',
+      'defaults:',
+      '  max_iterations: 7',
+      '  max_bailouts: 1',
+      '  concurrency: 3',
+      'notify:',
+      '  - slack: ${RALPH_TEST_SLACK}',
+      '    events: [blocked]',
+      'hooks:',
+      '  on_outcome: ./notify.sh ${RALPH_TEST_TOKEN}',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'plan.md'), '---\nmax_bailouts: 2\n---\n# P\n<tasks><task><name>T</name></task></tasks>\n');
+  return dir;
+}
+
+const SECRETS = { RALPH_TEST_SLACK: 'https://hooks.slack.com/services/T/B/slack-secret', RALPH_TEST_TOKEN: 'token-secret-42' };
+
+describe('ralph config', () => {
+  it('shows each setting in effect and where it came from', async () => {
+    const dir = project();
+    const r = await ralph(['config', 'plan.md', '--max-iterations', '9', '--json'], dir, SECRETS);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const shown = JSON.parse(r.stdout);
+    expect(shown.file).toBe(join(dir, 'ralph.config.yaml'));
+    const row = (name: string) => shown.settings.find((s: { setting: string }) => s.setting === name);
+    expect(row('max_iterations')).toEqual({ setting: 'max_iterations', value: '9', source: 'flag' });
+    expect(row('max_bailouts')).toEqual({ setting: 'max_bailouts', value: '2', source: 'plan' });
+    expect(row('concurrency')).toEqual({ setting: 'concurrency', value: '3', source: 'ralph.config.yaml:9' });
+    expect(row('context_budget')).toMatchObject({ source: 'default' });
+    expect(row('agent')).toEqual({ setting: 'agent', value: 'mine', source: 'ralph.config.yaml:1' });
+    expect(row('executor')).toMatchObject({ value: 'command' });
+    expect(shown.agents[0]).toEqual({ name: 'mine', command: ['my-agent', '--go'], streamFormat: 'claude-json', source: 'ralph.config.yaml:3' });
+    expect(shown.agents.map((a: { name: string; source: string }) => `${a.name}:${a.source}`)).toEqual(['mine:ralph.config.yaml:3', 'claude:preset', 'codex:preset']);
+    expect(shown.notify).toEqual([{ target: 'notify[0] slack hooks.slack.com', events: ['blocked'] }]);
+    expect(shown.hooks).toEqual([{ hook: 'on_outcome', run: './notify.sh [secret]', source: 'ralph.config.yaml:14' }]);
+    expect(shown.secrets.sort()).toEqual(['RALPH_TEST_SLACK', 'RALPH_TEST_TOKEN']);
+  });
+
+  it('prints a table without secrets', async () => {
+    const dir = project();
+    const r = await ralph(['config'], dir, SECRETS);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^max_iterations +7 +ralph\.config\.yaml:7$/m);
+    expect(r.stdout).toMatch(/^max_bailouts +1 +ralph\.config\.yaml:8$/m);
+    expect(r.stdout).not.toContain('slack-secret');
+    expect(r.stdout).not.toContain('token-secret-42');
+  });
+
+  it('says when there is no config file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-config-none-'));
+    dirs.push(dir);
+    const r = await ralph(['config'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('config file: none (no ralph.config.yaml in');
+    expect(r.stdout).toMatch(/^max_iterations +20 +default$/m);
+  });
+
+  it('--notify that is not a target is a usage error (64)', async () => {
+    const dir = project();
+    const r = await ralph(['exec', 'plan.md', '--notify', 'ftp://x', '--', 'true'], dir, SECRETS);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain('--notify: only http and https URLs can be notified');
+  });
+});
