@@ -1,5 +1,5 @@
 // `${VAR}` in the config file's strings (docs/config.md): webhook URLs and tokens stay out of
-// the committed file. `${VAR:-default}` when VAR may be unset; `$${` writes a literal `${`.
+// the committed file. `${VAR:-default}` when VAR may be unset; `$${VAR}` writes a literal `${VAR}`.
 
 export type Path = (string | number)[];
 
