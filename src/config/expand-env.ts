@@ -11,6 +11,7 @@ export interface Expansion {
   missing: { name: string; path: Path }[];
 }
 
+const FACT_PREFIX = 'RALPH_';
 const REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export function expandEnv(value: unknown, env: NodeJS.ProcessEnv): Expansion {
@@ -20,6 +21,8 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv): Expansion {
     if (typeof v === 'string') {
       return v.replace(REFERENCE, (whole, escaped: string | undefined, name: string, fallback: string | undefined) => {
         if (escaped) return whole.slice(1);
+        // ralph's own facts (RALPH_PLAN_ID, …) exist only when a hook runs: left for its shell.
+        if (name.startsWith(FACT_PREFIX)) return whole;
         used.push({ name, path });
         const set = env[name];
         if (set !== undefined && set !== '') return set;

@@ -81,6 +81,12 @@ describe('validation', () => {
     expect(config.secrets.values.sort()).toEqual(['https://hooks.slack.com/services/T/B/xyz', 'tok-123456']);
   });
 
+  it('leaves ${RALPH_…} to the shell of the hook: those facts exist only when it runs', () => {
+    const config = parseProjectConfig("hooks:\n  on_outcome: 'echo ${RALPH_PLAN_ID} $${HOME} ${HOME}'\n", '/p/ralph.config.yaml', { HOME: '/home/x' });
+    expect(config.hooks.on_outcome).toEqual([{ run: 'echo ${RALPH_PLAN_ID} ${HOME} /home/x' }]);
+    expect(config.secrets.vars).toEqual(['HOME']);
+  });
+
   it('keeps the file:line of every setting for `ralph config`', () => {
     const config = parseProjectConfig(['agent: mine', 'agents:', '  mine:', '    command: [run-me]', 'defaults:', '  max_iterations: 4', ''].join('\n'), '/p/ralph.config.yaml', {});
     expect(config.where).toMatchObject({ agent: expect.stringMatching(/:1$/), 'agents.mine': expect.stringMatching(/:3$/), 'defaults.max_iterations': expect.stringMatching(/:6$/) });
