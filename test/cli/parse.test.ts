@@ -1,4 +1,4 @@
-// `ralph parse` as a user runs it: the built CLI (npm test builds dist/ first). CONTRACT §5: one
+// `ralph parse` as a user runs it: the built CLI (npm test builds dist/ first). docs/commands.md#ralph-parse: one
 // NDJSON object per signal, claim, malformed or ignored signal and observation, in order.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

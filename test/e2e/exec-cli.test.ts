@@ -1,5 +1,5 @@
 // `ralph exec` through the built CLI: what happens before anything runs (invalid plans, missing
-// executors, bad flags), and the shapes of the run's files (CONTRACT §3) and of --json output.
+// executors, bad flags), and the shapes of the run's files (docs/files.md) and of --json output.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';

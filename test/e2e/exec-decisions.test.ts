@@ -1,4 +1,4 @@
-// `ralph exec` through the built CLI: every row of the decision table of CONTRACT §1, with the
+// `ralph exec` through the built CLI: every row of the decision table of docs/signals.md#decisions, with the
 // lead's choices where the contract is silent (max_bailouts in a row, non-zero exits, limits).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

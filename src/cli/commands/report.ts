@@ -1,4 +1,4 @@
-// `ralph report`: the observations report across runs (CONTRACT §5). Only the options live here;
+// `ralph report`: the observations report across runs (docs/commands.md#ralph-report). Only the options live here;
 // the work is loaded when the command runs.
 import { Option } from 'commander';
 import { RUN_FILES, SEVERITIES } from '../../contract.js';
