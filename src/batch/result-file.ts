@@ -1,4 +1,4 @@
-// The text of a plan's flux-drive result file (CONTRACT §6): a header and progress lines written
+// The text of a plan's flux-drive result file (docs/batch.md#result-files-and-the-sentinel): a header and progress lines written
 // while it runs, then the result section, the Findings Index, the verdict and the summary. The
 // same module reads a finished file back for the index, so the format lives in one place.
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';

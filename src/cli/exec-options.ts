@@ -1,4 +1,4 @@
-// The options of `ralph exec` (CONTRACT §5), declared once so `ralph batch` takes the same ones.
+// The options of `ralph exec` (docs/commands.md#ralph-exec), declared once so `ralph batch` takes the same ones.
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';

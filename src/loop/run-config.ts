@@ -1,4 +1,4 @@
-// Flags over front matter over defaults (CONTRACT §5), and the choice of executor.
+// Flags over front matter over defaults (docs/commands.md#ralph-exec), and the choice of executor.
 import { resolve } from 'node:path';
 import { resolveAgent, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';

@@ -1,4 +1,4 @@
-// The iteration state machine of CONTRACT §1: one plan, run to one outcome. It never prints and
+// The iteration state machine of docs/loop.md: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';

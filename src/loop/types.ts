@@ -45,7 +45,7 @@ export interface SignalRecord {
   line?: number;
 }
 
-/** result.json (CONTRACT §3). */
+/** result.json (docs/files.md#resultjson). */
 export interface RunResult {
   run: string;
   plan: string;

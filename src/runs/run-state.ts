@@ -1,5 +1,5 @@
 // state.json: everything --resume needs to carry a run on (counters, snapshots, the executor's
-// process group). STATUS.json stays the small public shape of CONTRACT §3.
+// process group). STATUS.json stays the small public shape of docs/files.md#statusjson.
 import { readFileSync } from 'node:fs';
 import type { TokenUsage } from '../executors/types.js';
 import type { SignalRecord } from '../loop/types.js';
@@ -26,7 +26,7 @@ export interface RunState {
   signals: SignalRecord[];
   warnings: string[];
   prUrl: string | null;
-  /** HEAD when the run started (null outside a git repository), as CONTRACT §3 asks. */
+  /** HEAD when the run started (null outside a git repository), as docs/loop.md#before-the-first-iteration asks. */
   headAtStart: string | null;
   /** What HEAD and the signal files looked like when the current iteration started. */
   iterationStart: { head: string | null; files: FileSnapshot } | null;

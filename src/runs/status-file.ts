@@ -1,4 +1,4 @@
-// STATUS.json (CONTRACT §3), rewritten atomically on every state change.
+// STATUS.json (docs/files.md#statusjson), rewritten atomically on every state change.
 import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 

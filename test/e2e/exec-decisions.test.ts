@@ -1,4 +1,4 @@
-// `ralph exec` through the built CLI: every row of the decision table of CONTRACT §1, with the
+// `ralph exec` through the built CLI: every row of the decision table of docs/signals.md#decisions, with the
 // lead's choices where the contract is silent (max_bailouts in a row, non-zero exits, limits).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ afterAll(removeTempDirs);
 const { complete, nothing, blockerObservation } = steps;
 
 
-describe.concurrent('decision table (CONTRACT §1)', () => {
+describe.concurrent('decision table (docs/signals.md#decisions)', () => {
   it('complete: accepted in the iteration that claims it, no iteration wasted', async ({ expect }) => {
     const run = await runExec({ scenario: { iterations: [complete, nothing] } });
     expect(run.code, describeRun(run)).toBe(0);

@@ -1,5 +1,5 @@
 // `ralph exec` through the built CLI: the priority of several signals in one iteration, the
-// signal grace, where signals are (not) read (CONTRACT §1), and the prompt kinds over a run.
+// signal grace, where signals are (not) read (docs/signals.md#which-output-is-read), and the prompt kinds over a run.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, type Step, steps, GRACE } from './helpers/exec-harness.js';
 

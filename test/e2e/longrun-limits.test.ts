@@ -1,4 +1,4 @@
-// What bounds an unattended run (CONTRACT §5): the error loop, --iteration-timeout, --max-runtime
+// What bounds an unattended run (docs/loop.md#limits): the error loop, --iteration-timeout, --max-runtime
 // and --max-cost, their front-matter equivalents, and flags over front matter. Built CLI only.
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/contract.js';
