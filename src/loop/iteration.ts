@@ -53,8 +53,8 @@ export interface IterationResult {
   limit?: Extract<ExecutorEvent, { type: 'limit' }>;
   /** Tool calls the agent's permission system refused in this iteration. */
   denials: { tool: string; summary: string }[];
-  /** Valid observations recorded in this iteration (new findings count as progress). */
-  findings: number;
+  /** What identifies each valid observation of this iteration (a new one counts as progress). */
+  findings: string[];
   durationMs: number;
 }
 
@@ -78,7 +78,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
     costUsd: null,
     contextTokens: 0,
     denials: [],
-    findings: 0,
+    findings: [],
     durationMs: 0,
   };
 
@@ -109,7 +109,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'observation':
         if (e.record.valid && e.record.type === 'blocker') result.blockerObservation = true;
-        if (e.record.valid) result.findings++;
+        if (e.record.valid) result.findings.push(`${e.record.type}\0${(e.record.title ?? '').trim().toLowerCase()}\0${e.record.file ?? ''}`);
         bus.emitEvent({ type: 'observation', iteration, record: e.record });
         break;
       default: {

@@ -186,6 +186,8 @@ class PlanRun {
   private waitBasis: DueWait['basis'] = 'reset';
   /** Notes for the next prompt gathered while an iteration is settled (denied tools, near misses). */
   private pendingFeedback: string[] = [];
+  /** Findings seen in this session of the run: the same finding again is not progress. */
+  private readonly seenFindings = new Set<string>();
   private repo = '';
 
   constructor(private readonly init: PlanRunInit) {
@@ -455,7 +457,9 @@ class PlanRun {
         continue;
       }
       state.limitStreak = 0;
-      const progressed = workBefore === undefined || result.findings > 0 || (await workFingerprint(config.cwd, this.readPlanText())) !== workBefore;
+      const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
+      for (const key of result.findings) this.seenFindings.add(key);
+      const progressed = workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText())) !== workBefore;
       const ending = await this.settle(n, weighed, fc, result, progressed);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       if (ending) return ending;
