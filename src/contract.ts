@@ -142,6 +142,10 @@ export const DEFAULTS = {
   contextBudget: 150_000,
   killGraceMs: 5_000,
   signalGraceMs: 10_000,
+  /** Total waiting for usage limits in one run (and in each resumed session). */
+  maxWaitMs: 6 * 3_600_000,
+  /** Iterations in a row that end with no decision and no progress. */
+  maxStalls: 3,
   verifyTimeoutMs: 10 * 60_000,
   maxLineBytes: 1024 * 1024,
 } as const;

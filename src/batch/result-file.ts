@@ -81,6 +81,10 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} warning: ${oneLine(e.message)}`;
     case 'run-end':
       return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+    case 'wait_start':
+      return `- ${t} iteration ${e.iteration}: waiting for the ${e.kind} limit until ${e.until}`;
+    case 'wait_end':
+      return `- ${t} iteration ${e.iteration}: wait ended (${e.end}) after ${Math.round(e.waitedMs / 1000)}s`;
     case 'run-start':
     case 'state':
     case 'output':
@@ -90,6 +94,7 @@ export function progressLine(e: RunEvent, at: Date): string | null {
     case 'tool':
     case 'usage':
     case 'decision':
+    case 'limit':
       return null;
     default: {
       const never: never = e;

@@ -36,6 +36,8 @@ export function addExecOptions(command: Command): Command {
     .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime'))
     .option('--max-cost <usd>', 'stop the run once it has cost this much (USD)', dollars)
     .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout'))
+    .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait'))
+    .option('--max-stalls <n>', `iterations in a row with no decision and no progress before ending exhausted; 0: never (default: ${DEFAULTS.maxStalls})`, nonNegativeInt('--max-stalls'))
     .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout'))
     .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace'))
     .option('--summary <file>', 'summary file (relative to the current directory)')
@@ -57,6 +59,8 @@ export interface RawExecFlags {
   maxCost?: number;
   silenceTimeout?: number;
   iterationTimeout?: number;
+  maxWait?: number;
+  maxStalls?: number;
   signalGrace?: number;
   summary?: string;
   runDir?: string;
@@ -83,6 +87,8 @@ export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd:
   if (flags.silenceTimeout !== undefined) o.silenceTimeoutMs = flags.silenceTimeout;
   if (flags.iterationTimeout !== undefined) o.iterationTimeoutMs = flags.iterationTimeout;
   if (flags.signalGrace !== undefined) o.signalGraceMs = flags.signalGrace;
+  if (flags.maxWait !== undefined) o.maxWaitMs = flags.maxWait;
+  if (flags.maxStalls !== undefined) o.maxStalls = flags.maxStalls;
   if (flags.summary !== undefined) o.summary = flags.summary;
   if (flags.runDir !== undefined) o.runDir = flags.runDir;
   if (flags.prompts !== undefined) o.promptsDir = flags.prompts;

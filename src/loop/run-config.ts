@@ -19,6 +19,8 @@ export interface RunConfig {
   maxRuntimeMs?: number;
   silenceTimeoutMs: number;
   iterationTimeoutMs?: number;
+  maxWaitMs: number;
+  maxStalls: number;
   requireSummary: boolean;
   verify: string[];
   rejectBlockers: string[];
@@ -69,6 +71,8 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     maxIterations: options.maxIterations ?? fm.maxIterations ?? DEFAULTS.maxIterations,
     maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? DEFAULTS.maxBailouts,
     silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? 10 * 60_000,
+    maxWaitMs: options.maxWaitMs ?? fm.maxWaitMs ?? DEFAULTS.maxWaitMs,
+    maxStalls: options.maxStalls ?? fm.maxStalls ?? DEFAULTS.maxStalls,
     requireSummary: fm.requireSummary,
     verify: fm.verify,
     rejectBlockers: fm.blockers.reject,

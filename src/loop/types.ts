@@ -23,6 +23,8 @@ export interface ExecOptions {
   maxCostUsd?: number;
   silenceTimeoutMs?: number;
   iterationTimeoutMs?: number;
+  maxWaitMs?: number;
+  maxStalls?: number;
   /** --summary, relative to the current directory. */
   summary?: string;
   /** --run-dir: the run directory itself. */

@@ -29,6 +29,10 @@ export interface PlanConfig {
   maxCostUsd?: number;
   maxRuntimeMs?: number;
   silenceTimeoutMs?: number;
+  /** Total time the run may wait for usage limits to reset (docs/overnight.md). */
+  maxWaitMs?: number;
+  /** Iterations in a row without a decision or progress before the run ends no_progress; 0: never. */
+  maxStalls?: number;
   /** As written: relative to the plan's folder (Plan.summaryPath is the resolved one). */
   summary?: string;
   requireSummary: boolean;

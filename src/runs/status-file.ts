@@ -11,6 +11,9 @@ export interface StatusFile {
   state: string;
   iteration: number;
   pid: number;
+  /** While state is `waiting`: until when (ISO), and for which limit. */
+  waitingUntil?: string;
+  waitingFor?: string;
   updated: string;
 }
 

@@ -143,6 +143,7 @@ describe.concurrent('where signals are read', () => {
 describe.concurrent('the prompts of a run', () => {
   it('iterations 1–3 full, 4 on condensed, a resume prompt after a bailout, then full again in the fresh context', async ({ expect }) => {
     const run = await runExec({
+      args: ['--max-stalls', '0'],
       scenario: { iterations: [nothing, nothing, nothing, nothing, [{ say: '###BAILOUT:fresh start please###' }], nothing, complete] },
     });
     expect(run.code, describeRun(run)).toBe(0);
