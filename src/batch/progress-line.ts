@@ -1,6 +1,7 @@
 // The words for each batch event, shared by the plain renderer and the log above the TTY bars.
 import type { BatchEvent } from './events.js';
 import { oneLine } from './one-line.js';
+import { waitLine } from '../ui/wait-line.js';
 import { formatCost } from './result-file.js';
 
 /** A one-line description of an event, or null when it is not worth a line. */
@@ -15,6 +16,7 @@ export function describe(e: BatchEvent): string | null {
       if (ev.type === 'iteration-start') return `${e.plan}: iteration ${ev.iteration}/${ev.maxIterations}`;
       if (ev.type === 'signal') return `${e.plan}: signal ${oneLine(ev.name, 40)}${ev.args.length ? ` (${oneLine(ev.args.join(', '), 120)})` : ''}`;
       if (ev.type === 'gate' && !ev.accepted) return `${e.plan}: completion rejected: ${oneLine(ev.reason, 160)}`;
+      if (ev.type === 'wait_start') return `${e.plan}: ${waitLine(ev.kind, new Date(ev.until), new Date())}`;
       return null;
     }
     case 'plan-retry':

@@ -1,4 +1,4 @@
-// The options of `ralph exec` (CONTRACT §5), declared once so `ralph batch` takes the same ones.
+// The options of `ralph exec` (docs/commands.md#ralph-exec), declared once so `ralph batch` takes the same ones.
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';
@@ -36,6 +36,8 @@ export function addExecOptions(command: Command): Command {
     .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime'))
     .option('--max-cost <usd>', 'stop the run once it has cost this much (USD)', dollars)
     .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout'))
+    .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait'))
+    .option('--max-stalls <n>', `iterations in a row with no decision and no progress before ending exhausted; 0: never (default: ${DEFAULTS.maxStalls})`, nonNegativeInt('--max-stalls'))
     .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout'))
     .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace'))
     .option('--summary <file>', 'summary file (relative to the current directory)')
@@ -63,6 +65,8 @@ export interface RawExecFlags {
   maxCost?: number;
   silenceTimeout?: number;
   iterationTimeout?: number;
+  maxWait?: number;
+  maxStalls?: number;
   signalGrace?: number;
   summary?: string;
   runDir?: string;
@@ -92,6 +96,8 @@ export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd:
   if (flags.silenceTimeout !== undefined) o.silenceTimeoutMs = flags.silenceTimeout;
   if (flags.iterationTimeout !== undefined) o.iterationTimeoutMs = flags.iterationTimeout;
   if (flags.signalGrace !== undefined) o.signalGraceMs = flags.signalGrace;
+  if (flags.maxWait !== undefined) o.maxWaitMs = flags.maxWait;
+  if (flags.maxStalls !== undefined) o.maxStalls = flags.maxStalls;
   if (flags.summary !== undefined) o.summary = flags.summary;
   if (flags.runDir !== undefined) o.runDir = flags.runDir;
   if (flags.prompts !== undefined) o.promptsDir = flags.prompts;

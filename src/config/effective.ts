@@ -65,6 +65,8 @@ export function effectiveSettings(input: EffectiveInput): SettingRow[] {
     first<number>('max_runtime', [['flag', flags.maxRuntimeMs], ['plan', fm.maxRuntimeMs], [cfg('max_runtime'), fc.maxRuntimeMs]], asDuration),
     first<number>('max_cost_usd', [['flag', flags.maxCostUsd], ['plan', fm.maxCostUsd], [cfg('max_cost_usd'), fc.maxCostUsd]], (v) => `$${v}`),
     first<number>('silence_timeout', [['flag', flags.silenceTimeoutMs], ['plan', fm.silenceTimeoutMs], [cfg('silence_timeout'), fc.silenceTimeoutMs], ['default', 10 * 60_000]], asDuration),
+    first<number>('max_wait', [['flag', flags.maxWaitMs], ['plan', fm.maxWaitMs], [cfg('max_wait'), fc.maxWaitMs], ['default', DEFAULTS.maxWaitMs]], asDuration),
+    first<number>('max_stalls', [['flag', flags.maxStalls], ['plan', fm.maxStalls], [cfg('max_stalls'), fc.maxStalls], ['default', DEFAULTS.maxStalls]], asText),
     first<number>('iteration_timeout', [['flag', flags.iterationTimeoutMs], [cfg('iteration_timeout'), fc.iterationTimeoutMs]], asDuration),
     first<number>('signal_grace', [['flag', flags.signalGraceMs], [cfg('signal_grace'), fc.signalGraceMs], ['default', DEFAULTS.signalGraceMs]], asDuration),
     first<number>('context_budget', [['flag', flags.contextBudget], [cfg('context_budget'), fc.contextBudget], ['default', DEFAULTS.contextBudget]], asText),

@@ -133,6 +133,8 @@ function buildConfig(data: ConfigFileData, raw: Record<string, unknown>): Omit<P
   if (d.signal_grace !== undefined) exec.signalGraceMs = d.signal_grace;
   if (d.context_budget !== undefined) exec.contextBudget = d.context_budget;
   if (d.max_retries !== undefined) exec.maxRetries = d.max_retries;
+  if (d.max_wait !== undefined) exec.maxWaitMs = d.max_wait;
+  if (d.max_stalls !== undefined) exec.maxStalls = d.max_stalls;
   const batch: ProjectConfig['batch'] = {};
   if (d.concurrency !== undefined) batch.concurrency = d.concurrency;
   if (d.out !== undefined) batch.out = d.out;

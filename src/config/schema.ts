@@ -39,6 +39,8 @@ export const defaultsSchema = z.strictObject({
   signal_grace: durationMs.optional(),
   context_budget: intAtLeast(1).optional(),
   max_retries: intAtLeast(0).optional(),
+  max_wait: durationMs.optional(),
+  max_stalls: intAtLeast(0).optional(),
   // batch
   concurrency: intAtLeast(1).optional(),
   out: nonEmpty.optional(),

@@ -29,6 +29,8 @@ agents:
 #   max_cost_usd: 10
 #   silence_timeout: 10m
 #   iteration_timeout: 45m
+#   max_wait: 6h                        # longest wait for a usage limit
+#   max_stalls: 3
 #   concurrency: 2                      # batch
 #   out: .ralph/batches/nightly         # batch; relative to this file's folder
 #   plan_timeout: 90m                   # batch

@@ -78,6 +78,8 @@ export type ExecutorEvent =
    * when the limit resets, `retryAfterMs` when it said how long to wait; neither: back off.
    */
   | { type: 'limit'; kind: LimitKind; message: string; resetsAt?: number; retryAfterMs?: number }
+  /** The agent's own permission system refused a tool call (the stall breaker counts these). */
+  | { type: 'permission_denied'; tool: string; summary: string }
   /**
    * The end of the iteration. `code` is the process exit code (or 0/1 for in-process executors);
    * `error` says why the executor could not run or failed; `fatal` means no further iteration can

@@ -1,5 +1,5 @@
-// Flags over front matter over the config file over built-in defaults (docs/config.md), and the
-// choice of executor.
+// Flags over front matter over the config file over built-in defaults (docs/config.md,
+// docs/commands.md#ralph-exec), and the choice of executor.
 import { resolve } from 'node:path';
 import { resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
@@ -20,6 +20,8 @@ export interface RunConfig {
   maxRuntimeMs?: number;
   silenceTimeoutMs: number;
   iterationTimeoutMs?: number;
+  maxWaitMs: number;
+  maxStalls: number;
   requireSummary: boolean;
   verify: string[];
   rejectBlockers: string[];
@@ -34,7 +36,18 @@ export interface RunConfig {
 /** Exec options the config file's `defaults:` can set (below the plan's front matter). */
 export type ExecDefaults = Pick<
   ExecOptions,
-  'model' | 'maxIterations' | 'maxBailouts' | 'maxRuntimeMs' | 'maxCostUsd' | 'silenceTimeoutMs' | 'iterationTimeoutMs' | 'signalGraceMs' | 'contextBudget' | 'maxRetries'
+  | 'model'
+  | 'maxIterations'
+  | 'maxBailouts'
+  | 'maxRuntimeMs'
+  | 'maxCostUsd'
+  | 'silenceTimeoutMs'
+  | 'iterationTimeoutMs'
+  | 'signalGraceMs'
+  | 'contextBudget'
+  | 'maxRetries'
+  | 'maxWaitMs'
+  | 'maxStalls'
 >;
 
 /** What the project's config file adds to one run (docs/config.md); the loop never reads the file. */
@@ -92,6 +105,8 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     maxIterations: options.maxIterations ?? fm.maxIterations ?? fc.maxIterations ?? DEFAULTS.maxIterations,
     maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? fc.maxBailouts ?? DEFAULTS.maxBailouts,
     silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? fc.silenceTimeoutMs ?? 10 * 60_000,
+    maxWaitMs: options.maxWaitMs ?? fm.maxWaitMs ?? fc.maxWaitMs ?? DEFAULTS.maxWaitMs,
+    maxStalls: options.maxStalls ?? fm.maxStalls ?? fc.maxStalls ?? DEFAULTS.maxStalls,
     requireSummary: fm.requireSummary,
     verify: fm.verify,
     rejectBlockers: fm.blockers.reject,

@@ -23,6 +23,8 @@ export interface ExecOptions {
   maxCostUsd?: number;
   silenceTimeoutMs?: number;
   iterationTimeoutMs?: number;
+  maxWaitMs?: number;
+  maxStalls?: number;
   /** --summary, relative to the current directory. */
   summary?: string;
   /** --run-dir: the run directory itself. */
@@ -45,7 +47,7 @@ export interface SignalRecord {
   line?: number;
 }
 
-/** result.json (CONTRACT §3). */
+/** result.json (docs/files.md#resultjson). */
 export interface RunResult {
   run: string;
   plan: string;

@@ -10,7 +10,7 @@ import { HookRunner } from './hooks.js';
 import { Notifier } from './notifier.js';
 import { basePayload, withSummary, type NotificationPayload } from './payload.js';
 import type { Redact } from './redact.js';
-import { waitPayload, type WaitEvent } from './run-lifecycle.js';
+import { notifiesWait, waitPayload } from './run-lifecycle.js';
 import type { Target } from './targets.js';
 
 export interface BatchListenerSettings {
@@ -64,12 +64,12 @@ export function createBatchListener(settings: BatchListenerSettings): BatchListe
           plans.set(e.plan, { runDir: e.runDir, cwd: e.cwd, planPath: null, runId: null });
           return;
         case 'run': {
-          const inner = e.event as { type: string } as WaitEvent | { type: 'run-start'; runId: string; planPath: string };
+          const inner = e.event;
           const known = plans.get(e.plan);
           if (inner.type === 'run-start' && known) {
             known.runId = inner.runId;
             known.planPath = inner.planPath;
-          } else if (inner.type === 'wait_start' || inner.type === 'wait_end') {
+          } else if ((inner.type === 'wait_start' || inner.type === 'wait_end') && notifiesWait(inner)) {
             const p = planPayload('waiting', e.plan);
             const w = waitPayload(inner, { runId: p.runId ?? '', runDir: p.runDir ?? '', plan: e.plan, planPath: p.planPath ?? '', cwd: p.cwd, mode: 'new' }, new Date());
             notifier.send({ ...w, planPath: p.planPath, runId: p.runId, runDir: p.runDir, batch: p.batch });

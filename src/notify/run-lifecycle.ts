@@ -13,13 +13,13 @@ import { basePayload, withSummary, type NotificationPayload, type WaitFacts } fr
 import type { Redact } from './redact.js';
 import type { Target } from './targets.js';
 
-/**
- * The loop's waits for a usage limit (docs/overnight.md). Declared here as well so this module
- * reads them whether or not the loop's union names them yet.
- */
-export type WaitEvent =
-  | { type: 'wait_start'; iteration: number; kind: string; until?: string | null; reason?: string }
-  | { type: 'wait_end'; iteration: number; kind: string; until?: string | null; reason?: string };
+/** The loop's waits for a usage limit (docs/overnight.md). */
+export type WaitEvent = Extract<RunEvent, { type: 'wait_start' | 'wait_end' }>;
+
+/** A wait that ended because the run was stopped is followed by the run's end, not a resumption. */
+export function notifiesWait(e: WaitEvent): boolean {
+  return e.type === 'wait_start' || e.end === 'done';
+}
 
 export interface LifecycleSettings {
   hooks: Partial<Record<HookName, HookCommand[]>>;
@@ -47,7 +47,7 @@ export function endedPayloads(facts: RunFacts, result: RunResult, at: Date): Not
 }
 
 export function waitPayload(e: WaitEvent, facts: RunFacts, at: Date): NotificationPayload {
-  const wait: WaitFacts = { iteration: e.iteration, kind: e.kind, until: e.until ?? null, reason: e.reason ?? '' };
+  const wait: WaitFacts = { iteration: e.iteration, kind: e.kind, until: e.until, reason: e.reason };
   return withSummary({ ...runPayload(e.type === 'wait_start' ? 'waiting' : 'resumed', facts, at), wait });
 }
 
@@ -58,10 +58,9 @@ export function createRunLifecycle(settings: LifecycleSettings): RunLifecycleFac
     const hooks = new HookRunner(settings.hooks, { redact: settings.redact, onWarning: warn, env });
     const notifier = new Notifier(settings.targets, { redact: settings.redact, onWarning: warn, env });
     if (notifier.size > 0) {
-      bus.on('event', (event) => {
-        const e = event as RunEvent | WaitEvent;
+      bus.on('event', (e) => {
         if (e.type === 'run-end') for (const p of endedPayloads(facts, e.result, new Date())) notifier.send(p);
-        else if (e.type === 'wait_start' || e.type === 'wait_end') notifier.send(waitPayload(e, facts, new Date()));
+        else if ((e.type === 'wait_start' || e.type === 'wait_end') && notifiesWait(e)) notifier.send(waitPayload(e, facts, new Date()));
       });
     }
     const call = (hook: HookName, extraEnv: Record<string, string>, payload: Record<string, unknown>) =>

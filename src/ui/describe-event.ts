@@ -2,6 +2,7 @@
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
 import { stripControl } from './sanitize.js';
+import { waitLine } from './wait-line.js';
 
 function money(usd: number | null): string {
   return usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`;
@@ -37,6 +38,12 @@ export function describeEvent(e: RunEvent): string | undefined {
       return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
     case 'run-end':
       return `run ${e.outcome} (exit ${e.exitCode}): ${stripControl(e.reason)} — ${e.result.iterations} iteration(s), ${money(e.result.costUsd)}; results in ${e.result.runDir ?? ''}`;
+    case 'limit':
+      return `${e.kind} limit reported: ${stripControl(e.message).slice(0, 200)}`;
+    case 'wait_start':
+      return waitLine(e.kind, new Date(e.until), new Date());
+    case 'wait_end':
+      return e.end === 'done' ? `the wait is over after ${formatDuration(e.waitedMs)}: running iteration ${e.iteration} again` : undefined;
     case 'state':
     case 'output':
     case 'usage':

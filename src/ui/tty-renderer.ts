@@ -3,6 +3,7 @@
 import cliProgress from 'cli-progress';
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
+import { waitLine } from './wait-line.js';
 import { describeEvent } from './describe-event.js';
 import type { Renderer, RendererOptions } from './renderer.js';
 import { stripControl } from './sanitize.js';
@@ -78,6 +79,9 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           break;
         case 'run-end':
           payload.state = e.outcome;
+          break;
+        case 'wait_start':
+          payload.state = waitLine(e.kind, new Date(e.until), new Date());
           break;
         default:
           break;
