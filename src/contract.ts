@@ -177,3 +177,25 @@ export const HOOKS = {
   /** An `after_iteration` hook exiting with this code stops the run after that iteration. */
   stopExitCode: 3,
 } as const;
+
+/**
+ * The variables ralph sets for hooks and command targets (docs/config.md). `${NAME}` of one of
+ * these in the config file is left for the shell: it has a value only when the hook runs.
+ */
+export const FACT_VARS = [
+  ...Object.values(RALPH_ENV),
+  'RALPH_HOOK',
+  'RALPH_PLAN_ID',
+  'RALPH_CWD',
+  'RALPH_DECISION',
+  'RALPH_OUTCOME',
+  'RALPH_EXIT_CODE',
+  'RALPH_REASON',
+  'RALPH_EVENT',
+  'RALPH_SUMMARY_TEXT',
+  'RALPH_BATCH_ID',
+  'RALPH_BATCH_OUT',
+  'RALPH_RESULT_FILE',
+  'RALPH_COMPLETE',
+  'RALPH_TOTAL',
+] as const;

@@ -1,5 +1,6 @@
 // `${VAR}` in the config file's strings (docs/config.md): webhook URLs and tokens stay out of
 // the committed file. `${VAR:-default}` when VAR may be unset; `$${VAR}` writes a literal `${VAR}`.
+import { FACT_VARS } from '../contract.js';
 
 export type Path = (string | number)[];
 
@@ -11,7 +12,7 @@ export interface Expansion {
   missing: { name: string; path: Path }[];
 }
 
-const FACT_PREFIX = 'RALPH_';
+const FACTS: ReadonlySet<string> = new Set(FACT_VARS);
 const REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export function expandEnv(value: unknown, env: NodeJS.ProcessEnv): Expansion {
@@ -22,7 +23,7 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv): Expansion {
       return v.replace(REFERENCE, (whole, escaped: string | undefined, name: string, fallback: string | undefined) => {
         if (escaped) return whole.slice(1);
         // ralph's own facts (RALPH_PLAN_ID, …) exist only when a hook runs: left for its shell.
-        if (name.startsWith(FACT_PREFIX)) return whole;
+        if (FACTS.has(name)) return whole;
         used.push({ name, path });
         const set = env[name];
         if (set !== undefined && set !== '') return set;
