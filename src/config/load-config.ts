@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
+import { AGENT_PRESETS } from '../agents/index.js';
 import { CONFIG_FILE, HOOK_NAMES } from '../contract.js';
 import { InvalidInputError, type Problem } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
@@ -76,6 +77,10 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
   const parsed = configSchema.safeParse(expanded.value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) reportIssue(issue, doc, lineOf, lineOfOffset, add);
+  }
+  if (parsed.success && parsed.data.agent !== undefined) {
+    const known = [...new Set([...Object.keys(parsed.data.agents ?? {}), ...Object.keys(AGENT_PRESETS)])].sort();
+    if (!known.includes(parsed.data.agent)) add(`agent: no agent named "${parsed.data.agent}" in agents: or the presets (known: ${known.join(', ')})`, lineOf(['agent']));
   }
   if (problems.length || !parsed.success) {
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));

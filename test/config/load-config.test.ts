@@ -63,6 +63,11 @@ describe('validation', () => {
     ]);
   });
 
+  it('the default agent must be one of the agents or presets', () => {
+    expect(problemsOf('agents:\n  mine:\n    command: [x]\nagent: mien\n')).toEqual([expect.stringMatching(/:4: agent: no agent named "mien" in agents: or the presets \(known: claude, codex, mine\)$/)]);
+    expect(problemsOf('agent: codex\n')).toEqual([]);
+  });
+
   it('reports YAML syntax errors with their line', () => {
     expect(problemsOf('agents:\n  x: [a, b\n')[0]).toMatch(/ralph\.config\.yaml:\d+: /);
     expect(problemsOf('- a\n- b\n')).toEqual([expect.stringMatching(/:1: expected a mapping of settings/)]);
