@@ -65,6 +65,10 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
   } catch (error) {
     throw new InvalidInputError([{ file: name, message: (error as Error).message }], 'invalid config file');
   }
+  if (refersToItself(raw)) {
+    add('an alias (*name) refers to the value that contains it; a config file cannot be circular', 1);
+    throw new InvalidInputError(problems, 'invalid config file');
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     add('expected a mapping of settings (agents:, defaults:, notify:, hooks:); see `ralph init`', 1);
     throw new InvalidInputError(problems, 'invalid config file');
@@ -108,6 +112,17 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
     values: [...new Set(secretUses.map((u) => env[u.name]).filter((v): v is string => v !== undefined && v !== ''))],
   };
   return config;
+}
+
+/** `a: &a [*a]` parses into a value that contains itself. */
+function refersToItself(value: unknown, ancestors: Set<unknown> = new Set()): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (ancestors.has(value)) return true;
+  ancestors.add(value);
+  const children = Array.isArray(value) ? value : Object.values(value);
+  const circular = children.some((child) => refersToItself(child, ancestors));
+  ancestors.delete(value);
+  return circular;
 }
 
 /**
@@ -224,6 +239,8 @@ function reportIssue(
 function messageOf(issue: z.core.$ZodIssue, value: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
+      // A schema's own message says more than the type's name; zod's default starts "Invalid input".
+      if (!issue.message.startsWith('Invalid input')) return `${issue.message}, got ${describeValue(value)}`;
       return `expected ${issue.expected === 'record' || issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}${value === undefined ? ' (it is missing)' : `, got ${describeValue(value)}`}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => String(v)).join(', ')}, got ${describeValue(value)}`;

@@ -98,7 +98,7 @@ export const notifySchema = z
 
 const hookSchema = z.preprocess(
   (v) => (typeof v === 'string' ? { run: v } : v),
-  z.strictObject({ run: nonEmpty, timeout: durationMs.optional() }),
+  z.strictObject({ run: nonEmpty, timeout: durationMs.optional() }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected a shell command, or { run: <command>, timeout: <duration> }' : undefined) }),
 );
 const hookList = z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(hookSchema));
 

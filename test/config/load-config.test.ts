@@ -71,6 +71,8 @@ describe('validation', () => {
   it('reports YAML syntax errors with their line', () => {
     expect(problemsOf('agents:\n  x: [a, b\n')[0]).toMatch(/ralph\.config\.yaml:\d+: /);
     expect(problemsOf('- a\n- b\n')).toEqual([expect.stringMatching(/:1: expected a mapping of settings/)]);
+    expect(problemsOf('hooks:\n  on_outcome: [1]\n')).toEqual([expect.stringMatching(/:2: hooks\.on_outcome\[0\]: expected a shell command, or \{ run: <command>, timeout: <duration> \}, got 1$/)]);
+    expect(problemsOf('agents: &a\n  x: *a\n')).toEqual([expect.stringMatching(/:1: an alias \(\*name\) refers to the value that contains it/)]);
   });
 
   it('expands ${VAR}, takes ${VAR:-fallback}, and names an unset variable at its line', () => {
