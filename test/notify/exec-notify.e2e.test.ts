@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY } from '../../src/contract.js';
 import { assertBuilt, removeTempDirs, runExec, SCRIPTED_AGENT, steps } from '../e2e/helpers/exec-harness.js';
-import { recorder, silent, type Receiver } from './receivers.js';
+import { flaky, recorder, silent, type Receiver } from './receivers.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
@@ -39,6 +39,15 @@ describe('notifications from ralph exec', () => {
     expect(run.result?.warnings).toEqual([]);
   });
 
+  it('a receiver that answers 500 first gets the notification on the retry; no warning', async () => {
+    const r = await receiver(() => flaky(1));
+    const run = await runExec({ scenario: { iterations: [complete] }, args: ['--notify', `webhook:${r.url}/in`] });
+    expect(run.code).toBe(0);
+    expect(r.received.map((x) => JSON.parse(x.body).event)).toEqual(['ended', 'ended']);
+    expect(run.result!.warnings).toEqual([]);
+    expect(run.leftovers).toEqual([]);
+  });
+
   it('a receiver that never answers delays the exit by no more than the flush bound, and is a warning without the secret URL', async () => {
     const r = await receiver(silent);
     const secretUrl = `${r.url}/services/T000/B000/very-secret-token`;
@@ -62,6 +71,7 @@ describe('notifications from ralph exec', () => {
     expect(everything).not.toContain('very-secret-token');
     expect(everything).not.toContain('flag-secret-path');
     expect(run.events.filter((e) => e.type === 'warning' && /not delivered/.test(e.message))).toHaveLength(2);
+    expect(run.leftovers).toEqual([]);
   }, 30_000);
 
   it("the agent's environment never receives the config's secrets", async () => {
@@ -141,6 +151,21 @@ describe('hooks through the CLI', () => {
     expect(readFileSync(join(run.work, 'before.txt'), 'utf8')).toBe('1\n2\n');
     const seen = JSON.parse(readFileSync(join(run.work, 'outcome.json'), 'utf8'));
     expect(seen).toMatchObject({ version: 1, hook: 'on_outcome', outcome: 'exhausted', runDir: run.runDir, result: { iterations: 2 } });
+    expect(run.leftovers).toEqual([]);
+  });
+
+  it('a hook past its timeout is stopped with everything it started, and the run goes on', async () => {
+    const run = await runExec({
+      scenario: { iterations: [complete] },
+      files: {
+        'slow.sh': '#!/bin/sh\nsh -c "sleep 30; echo late" &\nsleep 30\n',
+        'ralph.config.yaml': 'hooks:\n  before_iteration:\n    - run: sh "$PWD/slow.sh"\n      timeout: 500ms\n',
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.result!.warnings).toEqual(['before_iteration hook was stopped after 500ms (its timeout)']);
+    expect(run.durationMs).toBeLessThan(15_000);
+    expect(run.leftovers).toEqual([]);
   });
 
   it("a hook's failure is a warning in the events and the result, never the run's failure", async () => {
