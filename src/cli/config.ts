@@ -3,7 +3,8 @@
 // and hooks (docs/config.md). Secrets are never printed.
 import { CONFIG_FILE } from '../contract.js';
 import type { RegisterCommand } from './context.js';
-import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
+import { Option } from 'commander';
+import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
 import { loadProject } from './project.js';
 
 interface ConfigFlags extends RawExecFlags {
@@ -19,14 +20,24 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     .command('config')
     .description(`show the settings in effect and where each came from (flags, the plan, ${CONFIG_FILE}, defaults)`)
     .argument('[plan]', "a plan whose front matter to include")
-    .option('--json', 'one JSON object instead of the table');
+    .option('--json', 'one JSON object instead of the table')
+    .option('--concurrency <n>', 'as for ralph batch', positiveInt('--concurrency'))
+    .option('--out <dir>', 'as for ralph batch')
+    .addOption(new Option('--isolate <mode>', 'as for ralph batch').choices(['worktree', 'none']))
+    .option('--plan-timeout <duration>', 'as for ralph batch', duration('--plan-timeout'));
   addExecOptions(command).action(async (planPath: string | undefined, flags: ConfigFlags) => {
     const { effectiveSettings, agentRows } = await import('../config/effective.js');
     const { loadPlan } = await import('../plan/index.js');
     const options = execOptionsFrom(flags, ctx.passThrough, process.cwd());
     const project = loadProject(options.cwd, ctx.env, flags);
     const plan = planPath !== undefined ? await loadPlan(planPath) : null;
-    const settings = effectiveSettings({ flags: options, batchFlags: {}, plan: plan?.config ?? null, config: project.config, env: ctx.env });
+    const batchFlags = {
+      ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+      ...(flags.out !== undefined ? { out: flags.out } : {}),
+      ...(flags.isolate !== undefined ? { isolate: flags.isolate } : {}),
+      ...(flags.planTimeout !== undefined ? { planTimeoutMs: flags.planTimeout } : {}),
+    };
+    const settings = effectiveSettings({ flags: options, batchFlags, plan: plan?.config ?? null, config: project.config, env: ctx.env });
     const agents = agentRows(project.config);
     const targets = project.targets.map((t) => ({
       target: t.label,

@@ -57,7 +57,7 @@ const SECRETS = { RALPH_TEST_SLACK: 'https://hooks.slack.com/services/T/B/slack-
 describe('ralph config', () => {
   it('shows each setting in effect and where it came from', async () => {
     const dir = project();
-    const r = await ralph(['config', 'plan.md', '--max-iterations', '9', '--json'], dir, SECRETS);
+    const r = await ralph(['config', 'plan.md', '--max-iterations', '9', '--isolate', 'none', '--json'], dir, SECRETS);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const shown = JSON.parse(r.stdout);
@@ -67,6 +67,7 @@ describe('ralph config', () => {
     expect(row('max_bailouts')).toEqual({ setting: 'max_bailouts', value: '2', source: 'plan' });
     expect(row('concurrency')).toEqual({ setting: 'concurrency', value: '3', source: 'ralph.config.yaml:9' });
     expect(row('context_budget')).toMatchObject({ source: 'default' });
+    expect(row('isolate')).toEqual({ setting: 'isolate', value: 'none', source: 'flag' });
     expect(row('agent')).toEqual({ setting: 'agent', value: 'mine', source: 'ralph.config.yaml:1' });
     expect(row('executor')).toMatchObject({ value: 'command' });
     expect(shown.agents[0]).toEqual({ name: 'mine', command: ['my-agent', '--go'], streamFormat: 'claude-json', source: 'ralph.config.yaml:3' });
