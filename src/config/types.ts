@@ -38,5 +38,3 @@ export interface Secrets {
   vars: string[];
   values: string[];
 }
-
-export const NO_SECRETS: Secrets = Object.freeze({ vars: [], values: [] }) as Secrets;

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BatchEvent } from '../batch/events.js';
+import { REPORT_FILE } from '../batch/index-file.js';
 import type { HookCommand } from '../config/types.js';
 import type { HookName } from '../contract.js';
 import { HookRunner } from './hooks.js';
@@ -27,8 +28,6 @@ export interface BatchListener {
   /** after_batch hooks, then the deliveries still under way (within NOTIFY.flushMs). */
   finish(): Promise<void>;
 }
-
-const REPORT_FILE = 'report.md';
 
 export function createBatchListener(settings: BatchListenerSettings): BatchListener {
   const env = settings.env ?? process.env;

@@ -1,6 +1,6 @@
 // One shell command for a hook or a notification target: `sh -c` in a folder, JSON on stdin,
 // facts in the environment, bounded in time, its whole process group stopped when it overruns.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { terminateProcessGroup } from '../executors/process-group.js';
 
 export interface ShellOutcome {
@@ -20,7 +20,7 @@ export function runShell(
   options: { cwd: string; env: NodeJS.ProcessEnv; stdin: string; timeoutMs: number; signal?: AbortSignal },
 ): Promise<ShellOutcome> {
   return new Promise((resolve) => {
-    let child;
+    let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn('sh', ['-c', command], { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (error) {
