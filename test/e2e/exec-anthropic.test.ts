@@ -149,7 +149,8 @@ it('an API that stays overloaded past the retries is waited out, shown as a wait
   writeFileSync(join(dir, 'plan.md'), PLAN);
   const summary = JSON.stringify({ plan: 'tools', status: 'complete', tasks: [{ name: 'Task 1', status: 'done' }] });
   server = await FakeMessagesServer.start();
-  const overloaded = () => reply.error(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '50' });
+  // Long enough that the wait is still ahead when the loop looks, however loaded the machine.
+  const overloaded = () => reply.error(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1500' });
   server.enqueue(
     overloaded(),
     overloaded(),
