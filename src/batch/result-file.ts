@@ -81,6 +81,10 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} warning: ${oneLine(e.message)}`;
     case 'run-end':
       return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+    case 'stop':
+      return `- ${t} iteration ${e.iteration}: agent stopped (${e.cause}): ${oneLine(e.detail)}`;
+    case 'agent':
+      return `- ${t} agent: ${oneLine(e.command.join(' '))} (stream format ${e.streamFormat})`;
     case 'run-start':
     case 'state':
     case 'output':

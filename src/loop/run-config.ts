@@ -1,6 +1,6 @@
 // Flags over front matter over defaults (CONTRACT §5), and the choice of executor.
 import { resolve } from 'node:path';
-import { resolveAgent, type ResolvedAgent } from '../agents/index.js';
+import { formatFromCommand, resolveAgent, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
@@ -28,6 +28,8 @@ export interface RunConfig {
   promptsDir?: string;
   /** --agent: which named agent the command came from. */
   agent?: ResolvedAgent;
+  /** Where the stream format came from, for the run's `agent` event. */
+  formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default';
 }
 
 export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.ProcessEnv): RunConfig {
@@ -61,11 +63,24 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     throw new UsageError('the anthropic executor needs ANTHROPIC_API_KEY', 'Export your API key, or run an agent CLI with `-- <command>`.');
   }
   const summaryPath = options.summary !== undefined ? resolve(options.summary) : plan.summaryPath;
+  // Flag over preset over front matter; else chosen from the command when it says (docs/agents.md).
+  const detected = executor === 'command' ? formatFromCommand(command) : undefined;
+  const [streamFormat, formatChosen]: [StreamFormat, RunConfig['formatChosen']] =
+    options.streamFormat !== undefined
+      ? [options.streamFormat, 'flag']
+      : agent !== undefined
+        ? [agent.streamFormat, 'preset']
+        : fm.streamFormat !== undefined
+          ? [fm.streamFormat, 'plan']
+          : detected !== undefined
+            ? [detected, 'command']
+            : ['text', 'default'];
   const config: RunConfig = {
     cwd,
     summaryPath,
     executor,
-    streamFormat: options.streamFormat ?? agent?.streamFormat ?? fm.streamFormat ?? 'text',
+    streamFormat,
+    formatChosen,
     maxIterations: options.maxIterations ?? fm.maxIterations ?? DEFAULTS.maxIterations,
     maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? DEFAULTS.maxBailouts,
     silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? 10 * 60_000,

@@ -48,6 +48,37 @@ export interface RunHooks {
 
 type Ending = { outcome: Outcome; reason: string };
 
+/** Failures in a row that make a setup problem when they are quick, identical, and before any output. */
+const SETUP_FAILURES = 3;
+const QUICK_FAILURE_MS = 60_000;
+
+/**
+ * Tracks failures that point at the setup rather than the work (docs/agents.md, "Why an agent
+ * failed"): the agent exits non-zero quickly, before saying or doing anything, the same way.
+ */
+class SetupFailures {
+  private signature: string | undefined;
+  private count = 0;
+
+  /** Records one failed iteration; true when the last SETUP_FAILURES were quick and identical. */
+  note(result: IterationResult): boolean {
+    const quick = !result.agentActive && result.durationMs < QUICK_FAILURE_MS;
+    const signature = `${result.exitCode}|${result.exitError ?? ''}|${result.failureDetail ?? ''}`;
+    if (!quick) {
+      this.reset();
+      return false;
+    }
+    this.count = signature === this.signature ? this.count + 1 : 1;
+    this.signature = signature;
+    return this.count >= SETUP_FAILURES;
+  }
+
+  reset(): void {
+    this.signature = undefined;
+    this.count = 0;
+  }
+}
+
 export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
   const clock = hooks.clock ?? systemClock;
   const env = hooks.env ?? process.env;
@@ -170,6 +201,7 @@ class PlanRun {
   private readonly runAbort = new AbortController();
   private resumeReason: string | undefined;
   private repo = '';
+  private readonly setupFailures = new SetupFailures();
 
   constructor(private readonly init: PlanRunInit) {
     this.plan = init.plan;
@@ -295,6 +327,10 @@ class PlanRun {
       startedAt: state.startedAt,
       head: state.headAtStart,
     });
+    if (config.executor === 'command' && config.command) {
+      // The expanded command and how it is read, so users can copy and adapt it (docs/agents.md).
+      this.emit({ type: 'agent', name: config.agent?.name ?? null, command: config.command, streamFormat: config.streamFormat, formatChosen: config.formatChosen });
+    }
     this.status('starting');
 
     if (config.maxCostUsd !== undefined && config.executor === 'command' && config.streamFormat === 'text') {
@@ -340,7 +376,15 @@ class PlanRun {
 
       state.iteration++;
       const n = state.iteration;
-      const fresh = state.nextFresh;
+      // Same context only where the agent can really continue one (docs/agents.md): a JSON stream
+      // whose agent never reported a session starts fresh, and is told so.
+      const continues = this.init.executor.canContinue ? this.init.executor.canContinue() : true;
+      let fresh = state.nextFresh;
+      if (!fresh && continues === false) {
+        fresh = true;
+        this.resumeReason ??= 'the previous session could not be continued (the agent reported no session id)';
+        this.warn(`iteration ${n}: the agent reported no session to continue; starting a fresh context`, n);
+      }
       const planText = this.readPlanText() ?? plan.text;
       const progress = extractSection(planText, 'Progress');
       const observations = extractSection(planText, 'Observations');
@@ -358,6 +402,7 @@ class PlanRun {
         ...(progress !== undefined ? { progress } : {}),
         ...(observations !== undefined ? { observations } : {}),
         ...(state.feedback ? { feedback: state.feedback } : {}),
+        continuesSession: !fresh && continues === true,
       });
       state.feedback = null;
       this.resumeReason = undefined;
@@ -386,7 +431,8 @@ class PlanRun {
           signalGraceMs: config.signalGraceMs,
           runSignal: this.runAbort.signal,
           costBefore: state.costUsd,
-          ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+          tokensBefore: state.tokens,
+          ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd, budgetUsd: Math.max(0, config.maxCostUsd - (state.costUsd ?? 0)) } : {}),
           wantOutput: this.init.hooks.wantOutput ?? false,
           onProcess: (pid) => {
             state.executorPid = pid;
@@ -397,16 +443,10 @@ class PlanRun {
         transcript.close();
       }
       state.executorPid = null;
+      // The live `usage` events already carried these, with the run's totals (docs/agents.md).
       state.tokens = addUsage(state.tokens, result.tokens);
       if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
-      this.emit({
-        type: 'usage',
-        iteration: n,
-        tokens: result.tokens,
-        costUsd: result.costUsd,
-        totalCostUsd: state.costUsd,
-        totalTokens: state.tokens,
-      });
+      if (result.stop) (state.stops ??= []).push({ iteration: n, cause: result.stop.cause, detail: result.stop.detail });
 
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
@@ -475,7 +515,10 @@ class PlanRun {
     this.emit({ type: 'decision', iteration: n, decision });
 
     if (decision.kind !== 'bailout') state.consecutiveBailouts = 0;
-    if (decision.kind !== 'none') state.consecutiveFailures = 0;
+    if (decision.kind !== 'none') {
+      state.consecutiveFailures = 0;
+      this.setupFailures.reset();
+    }
     if (decision.kind !== 'blocked') state.consecutiveBlockRejections = 0;
 
     switch (decision.kind) {
@@ -534,12 +577,21 @@ class PlanRun {
         if (result && !stoppedByUs && result.exitCode !== 0) {
           state.consecutiveFailures++;
           const why = result.exitError ?? `exited ${result.exitCode ?? 'by a signal'}`;
-          this.warn(`iteration ${n}: the executor ${why} without a decision`, n);
+          const said = result.failureDetail !== undefined ? `: ${result.failureDetail}` : '';
+          this.warn(`iteration ${n}: the executor ${why} without a decision${said}`, n);
+          const setup = this.setupFailures.note(result);
           if (state.consecutiveFailures >= 3) {
-            return { outcome: 'failed', reason: `the executor exited non-zero without a decision 3 times in a row (last: ${why})` };
+            if (setup) {
+              return {
+                outcome: 'failed',
+                reason: `setup problem: the agent failed the same way ${SETUP_FAILURES} times in a row before doing anything (${why})${said}`,
+              };
+            }
+            return { outcome: 'failed', reason: `the executor exited non-zero without a decision 3 times in a row (last: ${why}${said})` };
           }
         } else {
           state.consecutiveFailures = 0;
+          this.setupFailures.reset();
         }
         if (result && result.contextTokens > config.contextBudget) {
           state.bailouts++;
@@ -593,6 +645,7 @@ class PlanRun {
       iterations: s.iteration,
       bailouts: s.bailouts,
       signals: s.signals,
+      stops: s.stops ?? [],
       prUrl: s.prUrl,
       costUsd: s.costUsd,
       tokens: s.tokens,

@@ -61,13 +61,14 @@ describe('command executor: text', () => {
     expect(report.cwd).toBe(dir);
     expect(textOf(events, 'stderr')).toBe('echo-agent: done\n');
     expect(events.filter((e) => e.type === 'text').every((e) => Buffer.isBuffer((e as { chunk: unknown }).chunk))).toBe(true);
-    expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null });
+    // The last lines of stderr travel with the exit, to say why an agent failed.
+    expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null, stderrTail: 'echo-agent: done' });
     expect(events.filter((e) => e.type === 'exit')).toHaveLength(1);
   });
 
   it('reports the exit code', async () => {
     const events = await collect(executor([node, `${AGENTS}echo-agent.mjs`, '3']).run(runOptions()));
-    expect(lastOf(events)).toEqual({ type: 'exit', code: 3, signal: null });
+    expect(lastOf(events)).toEqual({ type: 'exit', code: 3, signal: null, stderrTail: 'echo-agent: done' });
   });
 
   it('hands over each chunk as it comes, a half line included', async () => {
@@ -227,7 +228,7 @@ describe('command executor: claude-json', () => {
     expect(events).toContainEqual({ type: 'usage', tokens: { input: 4252, output: 239, cacheRead: 8020, cacheWrite: 4430 }, costUsd: 0.0412 });
     expect(events).toContainEqual({ type: 'session', id: '3f1c2a9e-5b7d-4e21-9a0c-8d2f6b1e4c77' });
     expect(textOf(events, 'stderr')).toBe(''); // stderr is logged, never parsed
-    expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null });
+    expect(lastOf(events)).toMatchObject({ type: 'exit', code: 0, signal: null });
   });
 
   it('continues the session with --resume on a non-fresh iteration, and starts anew on a fresh one', async () => {
@@ -250,10 +251,11 @@ describe('command executor: claude-json', () => {
     for (const iteration of [1, 2]) {
       const events = await collect(ex.run(runOptions({ iteration, fresh: true })));
       const warnings = events.filter((e) => e.type === 'warning').map((e) => (e as { message: string }).message);
+      const errors = events.filter((e) => e.type === 'error').map((e) => (e as { message: string }).message);
       expect(warnings.filter((w) => w.includes('not a JSON event'))).toHaveLength(1);
-      expect(warnings).toContain('claude reported an error (error_max_turns): max turns (30) reached');
+      expect(errors).toContain('claude reported an error (error_max_turns): max turns (30) reached');
       expect(textOf(events)).not.toContain('PLAN_COMPLETE');
-      expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null });
+      expect(lastOf(events)).toMatchObject({ type: 'exit', code: 0, signal: null });
     }
   });
 });
