@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:agents [-- --update-fixtures] [vitest args…]`: the conformance suite of the real
 // agent CLIs (docs/agents.md). With --update-fixtures the streams the CLIs printed are copied into
-// test/fixtures/agents-recorded/, where the unit tests read them.
+// test/fixtures/agents-real/, where the unit tests read them.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

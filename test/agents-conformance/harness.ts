@@ -9,8 +9,8 @@ import { planText } from './scenarios.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const RALPH_BIN = join(ROOT, 'bin/ralph.js');
-/** Where recorded streams go with --update-fixtures (scripts/test-agents.mjs sets the variable). */
-export const RECORDED_DIR = join(ROOT, 'test/fixtures/agents-recorded');
+/** Where recorded streams go with --update-fixtures (beside the shared real-CLI fixtures) (scripts/test-agents.mjs sets the variable). */
+export const RECORDED_DIR = join(ROOT, 'test/fixtures/agents-real');
 export const UPDATE_FIXTURES = process.env.RALPH_UPDATE_AGENT_FIXTURES === '1';
 
 export interface RunOutcome {
