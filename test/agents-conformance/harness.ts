@@ -100,10 +100,10 @@ export async function runScenario(spec: RunSpec): Promise<RunOutcome> {
 /** With --update-fixtures: the iterations' raw streams become unit-test fixtures. */
 export function recordStreams(agentDir: string, scenario: string, outcome: RunOutcome): void {
   if (!UPDATE_FIXTURES) return;
-  const out = join(RECORDED_DIR, agentDir);
+  const out = join(RECORDED_DIR, agentDir, 'recorded');
   mkdirSync(out, { recursive: true });
   const iterDir = join(outcome.runDir, 'iterations');
-  outcome.logs.forEach((_, i) => copyFileSync(join(iterDir, `${i + 1}.log`), join(out, `${scenario}-iteration${i + 1}.log`)));
+  outcome.logs.forEach((_, i) => copyFileSync(join(iterDir, `${i + 1}.log`), join(out, `${scenario}-iteration${i + 1}.ndjson`)));
 }
 
 export function describeFailure(o: RunOutcome): string {

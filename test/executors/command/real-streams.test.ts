@@ -92,19 +92,19 @@ describe('Claude Code 2.1.197', () => {
 
 describe('Codex 0.169.0', () => {
   it('complete: agent message text, cached input split out, session', () => {
-    const events = decode(codexFile('complete-iteration1.log'), new CodexStreamDecoder());
+    const events = decode(codexFile('complete-iteration1.ndjson'), new CodexStreamDecoder());
     expect(textOf(events)).toMatch(/^All done\.\n<observation[\s\S]*###PLAN_COMPLETE###\n$/);
     expect(ofType(events, 'usage')[0]?.tokens).toEqual({ input: 1500, output: 180, cacheRead: 3000, cacheWrite: 0 });
   });
 
   it("command output with ###PLAN_COMPLETE### is never text", () => {
-    expect(textOf(decode(codexFile('toolsignal-iteration1.log'), new CodexStreamDecoder()))).toBe('Read the notes. Still working.\n');
+    expect(textOf(decode(codexFile('toolsignal-iteration1.ndjson'), new CodexStreamDecoder()))).toBe('Read the notes. Still working.\n');
   });
 
   it('a resumed thread reports its running total: each turn is counted once', () => {
     const ledger: CodexLedger = new Map();
-    const first = ofType(decode(codexFile('toolsignal-iteration1.log'), new CodexStreamDecoder(ledger)), 'usage');
-    const second = ofType(decode(codexFile('resume-iteration2.log'), new CodexStreamDecoder(ledger)), 'usage');
+    const first = ofType(decode(codexFile('toolsignal-iteration1.ndjson'), new CodexStreamDecoder(ledger)), 'usage');
+    const second = ofType(decode(codexFile('resume-iteration2.ndjson'), new CodexStreamDecoder(ledger)), 'usage');
     expect(first[0]?.tokens).toEqual({ input: 1000, output: 120, cacheRead: 2000, cacheWrite: 0 });
     expect(second[0]?.tokens).toEqual({ input: 500, output: 60, cacheRead: 1000, cacheWrite: 0 });
   });
@@ -116,8 +116,40 @@ describe('Codex 0.169.0', () => {
   });
 
   it('usage limit: one limit event (the turn.failed repeats the error), and an error for the reason', () => {
-    const events = meaningful(decode(codexFile('limit-iteration1.log'), new CodexStreamDecoder()));
+    const events = meaningful(decode(codexFile('limit-iteration1.ndjson'), new CodexStreamDecoder()));
     expect(ofType(events, 'limit')).toEqual([{ type: 'limit', kind: 'usage', message: 'codex error: You’ve hit your usage limit. Try again later.' }]);
     expect(ofType(events, 'error').map((e) => e.message)).toEqual(['codex error: You’ve hit your usage limit. Try again later.']);
+  });
+});
+
+// What `npm run test:agents -- --update-fixtures` recorded: each scenario's iterations as the CLI
+// printed them (stdout events and stderr lines, as in iterations/<n>.log).
+describe.each([
+  ['claude-code-2.1.197', () => new ClaudeStreamDecoder()],
+  ['codex-0.169.0', () => new CodexStreamDecoder()],
+] as const)('recorded by the conformance suite: %s', (dir, make) => {
+  const rec = (name: string) => readFileSync(`${REAL}${dir}/recorded/${name}`);
+
+  it('complete: the observation and the sentinel are the agent’s words; tokens reported', () => {
+    const events = decode(rec('complete-iteration1.ndjson'), make());
+    expect(textOf(events)).toMatch(/<observation type="insight" severity="low"><title>Greeting file added<\/title>[\s\S]*\n###PLAN_COMPLETE###\n$/);
+    expect(ofType(events, 'usage').reduce((n, u) => n + u.tokens.input + u.tokens.cacheRead, 0)).toBeGreaterThan(0);
+  });
+
+  it("toolsignal: the sentinel in a tool's output is not text", () => {
+    const events = decode(rec('toolsignal-iteration1.ndjson'), make());
+    expect(rec('toolsignal-iteration1.ndjson').toString()).toContain('###PLAN_COMPLETE###');
+    expect(textOf(events)).not.toContain('###PLAN_COMPLETE###');
+  });
+
+  it('bailout, then a fresh session that completes', () => {
+    expect(textOf(decode(rec('bailout-iteration1.ndjson'), make()))).toContain('###BAILOUT:CTX-FULL###\n');
+    expect(textOf(decode(rec('bailout-iteration2.ndjson'), make()))).toContain('###PLAN_COMPLETE###\n');
+  });
+
+  it('resume: the same session id in both iterations', () => {
+    const id = (name: string) => ofType(decode(rec(name), make()), 'session')[0]?.id;
+    expect(id('resume-iteration1.ndjson')).toBeDefined();
+    expect(id('resume-iteration2.ndjson')).toBe(id('resume-iteration1.ndjson'));
   });
 });
