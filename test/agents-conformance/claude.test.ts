@@ -104,6 +104,18 @@ describe(`Claude Code ${pkg.version} through ralph exec --agent claude`, () => {
     expect(second?.body).toContain('Not done yet, thinking.');
   });
 
+  it('a stop (iteration timeout) is an event and in the result; SIGINT lets Claude report its cost; nothing after it decides', async () => {
+    const o = await runScenario(spec('slow', { args: ['--iteration-timeout', '5s', '--max-iterations', '1'] }));
+    recordStreams(FIXTURES, 'slow-stopped', o);
+    expect(o.result?.outcome, describeFailure(o)).toBe('exhausted');
+    const stops = o.events.filter((e) => e.type === 'stop');
+    expect(stops).toEqual([expect.objectContaining({ iteration: 1, cause: 'iteration_timeout' })]);
+    expect(o.result.stops).toEqual([expect.objectContaining({ iteration: 1, cause: 'iteration_timeout' })]);
+    // The tokens of the stopped iteration are counted: from Claude's result after SIGINT.
+    expect(o.result.tokens.input).toBeGreaterThanOrEqual(TURN_USAGE.input_tokens);
+    expect(o.result.costUsd, o.logs[0]).toBeGreaterThan(0);
+  });
+
   it('an API key the API refuses (401) ends the run failed at once, quoting the error', async () => {
     api.refuse = { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
     try {

@@ -61,6 +61,11 @@ export const SCENARIOS: Record<string, Scenario> = {
       );
     },
   },
+  // A long command: ralph stops the agent (an iteration timeout) while it runs.
+  slow: {
+    name: 'slow',
+    next: ({ turn }) => (turn === 0 ? { text: 'Running the long suite.', shell: 'sleep 25' } : { text: 'The suite finished.' }),
+  },
   // An iteration without a decision, then the same session resumed: its history holds turn 0.
   resume: {
     name: 'resume',

@@ -23,7 +23,7 @@ afterEach(() => {
   expect(OWN_AGENTS.flatMap((agent) => runningWith(`${AGENTS}${agent}`))).toEqual([]);
 });
 
-const OWN_AGENTS = ['echo-agent.mjs', 'flood.mjs', 'leaves-background.mjs', 'replay.mjs', 'stubborn.mjs', 'two-chunks.mjs'];
+const OWN_AGENTS = ['echo-agent.mjs', 'flood.mjs', 'leaves-background.mjs', 'replay.mjs', 'stubborn.mjs', 'two-chunks.mjs', 'sigint-result.mjs'];
 
 function runOptions(over: Partial<ExecutorRunOptions> = {}): ExecutorRunOptions {
   return {
@@ -188,6 +188,39 @@ describe('command executor: stopping', () => {
     }
     expect(lastOf(events)).toEqual({ type: 'exit', code: null, signal: 'SIGTERM' });
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('claude-json: SIGINT first, so the agent reports its cost before it goes', async () => {
+    const controller = new AbortController();
+    const events: ExecutorEvent[] = [];
+    const ex = executor([node, `${AGENTS}sigint-result.mjs`], { streamFormat: 'claude-json', killGraceMs: 2_000 }, { gracefulStopMs: 5_000 });
+    for await (const e of ex.run(runOptions({ signal: controller.signal }))) {
+      events.push(e);
+      if (e.type === 'text') controller.abort();
+    }
+    expect(events.filter((e) => e.type === 'usage')).toEqual([
+      { type: 'usage', tokens: { input: 700, output: 90, cacheRead: 50, cacheWrite: 5 }, costUsd: 0.53 },
+    ]);
+    expect(lastOf(events)).toMatchObject({ type: 'exit', code: 130 });
+  });
+
+  it('claude-json: an agent that ignores SIGINT is TERMed after the wait, and its per-message usage counts as an estimate', async () => {
+    const controller = new AbortController();
+    const events: ExecutorEvent[] = [];
+    let abortedAt = 0;
+    const ex = executor([node, `${AGENTS}sigint-result.mjs`, 'deaf'], { streamFormat: 'claude-json', killGraceMs: 2_000 }, { gracefulStopMs: 300 });
+    for await (const e of ex.run(runOptions({ signal: controller.signal }))) {
+      events.push(e);
+      if (e.type === 'text') {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
+    expect(Date.now() - abortedAt).toBeGreaterThanOrEqual(280);
+    expect(events.filter((e) => e.type === 'usage')).toEqual([
+      { type: 'usage', tokens: { input: 700, output: 1, cacheRead: 50, cacheWrite: 5 }, costUsd: null, estimate: true },
+    ]);
+    expect(lastOf(events)).toMatchObject({ type: 'exit', code: 143 });
   });
 
   it('kills the group when the consumer stops reading early', async () => {
