@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { planText } from './scenarios.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -36,6 +36,8 @@ export interface RunSpec {
   env: Record<string, string>;
   /** Files to write into the working folder first (relative path → content). */
   files?: Record<string, string>;
+  /** Files to write into the throwaway HOME first (the CLI's settings). */
+  homeFiles?: Record<string, string>;
   args?: string[];
   /** After `--`, appended to the agent's command. */
   extra?: string[];
@@ -58,6 +60,10 @@ export async function runScenario(spec: RunSpec): Promise<RunOutcome> {
   mkdirSync(work);
   writeFileSync(join(work, 'plan.md'), planText(spec.scenario));
   for (const [rel, content] of Object.entries(spec.files ?? {})) writeFileSync(join(work, rel), content);
+  for (const [rel, content] of Object.entries(spec.homeFiles ?? {})) {
+    mkdirSync(dirname(join(home, rel)), { recursive: true });
+    writeFileSync(join(home, rel), content);
+  }
   const runDir = join(work, '.ralph', 'runs', 'conformance');
   const args = [RALPH_BIN, 'exec', 'plan.md', '--agent', spec.agent, '--json', '--run-dir', runDir, '--max-iterations', '4', '--silence-timeout', '60s', ...(spec.args ?? [])];
   if (spec.extra?.length) args.push('--', ...spec.extra);

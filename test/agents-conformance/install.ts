@@ -18,6 +18,7 @@ export interface AgentPackage {
 export const PINNED: Record<string, AgentPackage> = {
   claude: { agent: 'claude', npm: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
   codex: { agent: 'codex', npm: '@openai/codex', version: '0.169.0', bin: 'codex' },
+  gemini: { agent: 'gemini', npm: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 };
 
 /** The folder holding the CLI's executable, installing the pinned version first if needed. */

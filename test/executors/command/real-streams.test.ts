@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ClaudeStreamDecoder } from '../../../src/executors/command/claude-stream.js';
 import { CodexStreamDecoder, type CodexLedger } from '../../../src/executors/command/codex-stream.js';
+import { GeminiStreamDecoder } from '../../../src/executors/command/gemini-stream.js';
 import { JsonEventStream } from '../../../src/executors/command/json-stream.js';
 import type { StreamDecoder } from '../../../src/executors/command/stream-decoder.js';
 import type { ExecutorEvent } from '../../../src/executors/types.js';
@@ -127,6 +128,7 @@ describe('Codex 0.169.0', () => {
 describe.each([
   ['claude-code-2.1.197', () => new ClaudeStreamDecoder()],
   ['codex-0.169.0', () => new CodexStreamDecoder()],
+  ['gemini-cli-0.61.0', () => new GeminiStreamDecoder()],
 ] as const)('recorded by the conformance suite: %s', (dir, make) => {
   const rec = (name: string) => readFileSync(`${REAL}${dir}/recorded/${name}`);
 
