@@ -19,6 +19,8 @@ export const PINNED: Record<string, AgentPackage> = {
   claude: { agent: 'claude', npm: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
   codex: { agent: 'codex', npm: '@openai/codex', version: '0.169.0', bin: 'codex' },
   gemini: { agent: 'gemini', npm: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  qwen: { agent: 'qwen', npm: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
+  opencode: { agent: 'opencode', npm: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
 };
 
 /** The folder holding the CLI's executable, installing the pinned version first if needed. */

@@ -12,7 +12,8 @@
 // as an estimate: input and cache counts are right there, output is only a placeholder.
 //
 // The same decoder reads Claude-compatible streams of other agents (Qwen Code, Amp), named by
-// `format` and `agent` in what it reports.
+// `format` and `agent` in what it reports. Qwen Code's input_tokens include the cache reads
+// (it speaks OpenAI-compatible APIs, where prompt tokens do): they are taken out.
 import { limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent, TokenUsage } from '../types.js';
 import { addUsage, ZERO_USAGE } from '../types.js';
@@ -64,27 +65,31 @@ function contentText(content: unknown): string {
   return texts.join('\n');
 }
 
-function tokensOf(usage: JsonObject): TokenUsage {
+/** `cacheInInput`: the agent's input_tokens include the cache reads (Qwen Code's do; Claude Code's do not). */
+function tokensOf(usage: JsonObject, cacheInInput = false): TokenUsage {
+  const input = asCount(usage.input_tokens);
+  const cacheRead = asCount(usage.cache_read_input_tokens);
   return {
-    input: asCount(usage.input_tokens),
+    input: cacheInInput ? Math.max(0, input - cacheRead) : input,
     output: asCount(usage.output_tokens),
-    cacheRead: asCount(usage.cache_read_input_tokens),
+    cacheRead,
     cacheWrite: asCount(usage.cache_creation_input_tokens),
   };
 }
 
 /** Sum over `modelUsage` ({ model: { inputTokens, … } }); undefined when it lists no model. */
-function modelUsageTokens(value: unknown): TokenUsage | undefined {
+function modelUsageTokens(value: unknown, cacheInInput = false): TokenUsage | undefined {
   const models = asObject(value);
   if (!models) return undefined;
   let total: TokenUsage | undefined;
   for (const entry of Object.values(models)) {
     const m = asObject(entry);
     if (!m) continue;
+    const cacheRead = asCount(m.cacheReadInputTokens);
     total = addUsage(total ?? ZERO_USAGE, {
-      input: asCount(m.inputTokens),
+      input: cacheInInput ? Math.max(0, asCount(m.inputTokens) - cacheRead) : asCount(m.inputTokens),
       output: asCount(m.outputTokens),
-      cacheRead: asCount(m.cacheReadInputTokens),
+      cacheRead,
       cacheWrite: asCount(m.cacheCreationInputTokens),
     });
   }
@@ -102,6 +107,8 @@ export class ClaudeStreamDecoder implements StreamDecoder {
   constructor(
     readonly format: string = 'claude-json',
     private readonly agent: string = 'claude',
+    /** The agent's input_tokens include its cache reads (Qwen Code, which speaks OpenAI-compatible APIs). */
+    private readonly cacheInInput = false,
   ) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
@@ -177,7 +184,7 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     if (synthetic) return out;
     const id = asString(message?.id);
     const usage = asObject(message?.usage);
-    if (!fromSubagent && id !== undefined && usage) this.messageUsage.set(id, tokensOf(usage));
+    if (!fromSubagent && id !== undefined && usage) this.messageUsage.set(id, tokensOf(usage, this.cacheInInput));
     for (const raw of asArray(message?.content)) {
       const block = asObject(raw);
       if (!block) continue;
@@ -232,7 +239,7 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     const out: ExecutorEvent[] = [
       {
         type: 'usage',
-        tokens: modelUsageTokens(event.modelUsage) ?? tokensOf(asObject(event.usage) ?? {}),
+        tokens: modelUsageTokens(event.modelUsage, this.cacheInInput) ?? tokensOf(asObject(event.usage) ?? {}, this.cacheInInput),
         costUsd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
       },
       ...this.sessionEvent(event.session_id),

@@ -26,7 +26,7 @@ export function decoderFor(format: StreamFormat, memory: FormatMemory): StreamDe
     case 'claude-json':
       return new ClaudeStreamDecoder();
     case 'qwen-json':
-      return new ClaudeStreamDecoder('qwen-json', 'qwen');
+      return new ClaudeStreamDecoder('qwen-json', 'qwen', true);
     case 'amp-json':
       return new ClaudeStreamDecoder('amp-json', 'amp');
     case 'cursor-json':

@@ -116,6 +116,14 @@ describe('cursor-json', () => {
 });
 
 describe('Claude-compatible formats under their own names', () => {
+  it("qwen-json: Qwen Code's input_tokens include the cache reads (as Qwen Code 0.24.4 printed them); Claude's do not", () => {
+    const result = { type: 'result', subtype: 'success', is_error: false, usage: { input_tokens: 4500, output_tokens: 180, cache_read_input_tokens: 3000, total_tokens: 4680 } };
+    const qwen = decode([result], decoderFor('qwen-json', newFormatMemory())!);
+    expect(qwen).toContainEqual({ type: 'usage', tokens: { input: 1500, output: 180, cacheRead: 3000, cacheWrite: 0 }, costUsd: null });
+    const claude = decode([result], decoderFor('claude-json', newFormatMemory())!);
+    expect(claude).toContainEqual({ type: 'usage', tokens: { input: 4500, output: 180, cacheRead: 3000, cacheWrite: 0 }, costUsd: null });
+  });
+
   it.each([
     ['qwen-json', 'qwen'],
     ['amp-json', 'amp'],
