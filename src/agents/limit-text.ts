@@ -76,3 +76,27 @@ function wallTimeIn(zone: string | undefined, now: number, dayOffset: number, ho
   const offset = wallNowAsUtc - Math.floor(now / 60_000) * 60_000;
   return Date.UTC(get('year'), get('month') - 1, get('day') + dayOffset, hour, minute) - offset;
 }
+
+/**
+ * A limit in a line an agent CLI printed in plain text mode. Stricter than limitFromText, since in
+ * text mode the agent's own words are read too and may mention limits in passing: only the CLIs'
+ * own notices count — Claude Code's "Claude AI usage limit reached|<epoch seconds>", "You've hit
+ * your limit · resets 3am", "API Error: 429 …" / "… (529) …", Codex's "ERROR: You've hit your usage
+ * limit …".
+ */
+export function limitFromPlainLine(line: string, now: number = Date.now()): LimitMatch | undefined {
+  const text = line.trim();
+  const epoch = /^Claude AI usage limit reached\|(\d{9,13})$/.exec(text);
+  if (epoch) {
+    const n = Number(epoch[1]);
+    return { kind: 'usage', resetsAt: n < 1e12 ? n * 1000 : n };
+  }
+  if (/^(?:ERROR:\s*|■\s*)?you[’']ve hit your (?:usage |weekly |session )?limit\b/i.test(text)) return limitFromText(text, now) ?? { kind: 'usage' };
+  const api = /^(?:ERROR:\s*)?API Error:?.*?\b(429|529)\b/i.exec(text);
+  if (api) {
+    const found = limitFromText(text, now);
+    const kind = api[1] === '529' ? 'overloaded' : found?.kind === 'usage' ? 'usage' : 'rate';
+    return { ...found, kind };
+  }
+  return undefined;
+}

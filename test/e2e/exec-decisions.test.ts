@@ -220,6 +220,26 @@ describe.concurrent('decision table (CONTRACT §1)', () => {
     expect(run.result!.reason).toBe('the executor exited non-zero without a decision 3 times in a row (last: exited 2: disk full)');
   });
 
+  it('an agent that died before reporting a session is not said to continue one: the next iteration is fresh', async ({ expect }) => {
+    const assistant = (text: string) => ({ say: JSON.stringify({ type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text }] } }) });
+    const run = await runExec({
+      args: ['--stream-format', 'claude-json'],
+      scenario: {
+        iterations: [
+          [{ stderr: 'connection reset' }, { exit: 1 }],
+          [{ summary: true }, assistant('Done.\n###PLAN_COMPLETE###')],
+        ],
+      },
+    });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(eventsOf(run, 'iteration-start').map((e) => [e.fresh, e.prompt])).toEqual([
+      [true, 'full'],
+      [true, 'resume'],
+    ]);
+    expect(run.calls!.map((c) => c.fresh)).toEqual(['1', '1']);
+    expect(eventsOf(run, 'warning').map((e) => e.message)).toContain('iteration 2: the agent reported no session to continue; starting a fresh context');
+  });
+
   it('a zero exit between non-zero exits resets the count', async ({ expect }) => {
     const crash: Step[] = [{ exit: 1 }];
     const run = await runExec({ scenario: { iterations: [crash, crash, nothing, crash, crash, complete] } });

@@ -3,6 +3,7 @@
 // The program leads its own process group, so stopping it stops everything it started.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { DEFAULTS } from '../../contract.js';
 import { UsageError } from '../../errors.js';
 import type { StreamFormat } from '../../loop/types.js';
@@ -13,6 +14,7 @@ import { decoderFor, newFormatMemory, stopPlan, type FormatMemory } from './form
 import { JsonEventStream, MAX_JSON_LINE_BYTES } from './json-stream.js';
 import { signalGroup, terminateProcessGroup } from '../process-group.js';
 import { argsForRun, budgetArgs, canResume } from './resume-args.js';
+import { PlainLimits } from './plain-limits.js';
 import { StderrTail } from './stderr-tail.js';
 
 export interface CommandExecutorOptions {
@@ -150,8 +152,17 @@ async function* runProgram(
   // Text: ralph's own prompt echoed back is logged, never read as the agent's words.
   const echo = json === undefined ? { stdout: new EchoFilter(run.prompt.text), stderr: new EchoFilter(run.prompt.text) } : undefined;
   const stderrTail = new StderrTail();
-  const emitText = (stream: 'stdout' | 'stderr', pieces: { kind: 'text' | 'log'; chunk: Buffer }[]): void => {
-    for (const p of pieces) emit(p.kind === 'text' ? { type: 'text', stream, chunk: p.chunk } : { type: 'log', stream, chunk: p.chunk });
+  // Text: the CLIs' own limit notices become limit events (the decoders do it for JSON formats).
+  const limits = echo === undefined ? undefined : { stdout: new PlainLimits(), stderr: new PlainLimits() };
+  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  const emitText = (stream: 'stdout' | 'stderr', pieces: { kind: 'text' | 'log'; chunk: Buffer }[], last = false): void => {
+    for (const p of pieces) {
+      if (p.kind === 'text') {
+        emit({ type: 'text', stream, chunk: p.chunk });
+        for (const e of limits![stream].push(decoders[stream].write(p.chunk))) emit(e);
+      } else emit({ type: 'log', stream, chunk: p.chunk });
+    }
+    if (last) for (const e of limits![stream].push(decoders[stream].end()).concat(limits![stream].end())) emit(e);
   };
 
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -241,8 +252,8 @@ async function* runProgram(
     void (async () => {
       if (json !== undefined) for (const event of json.end()) emit(event);
       if (echo !== undefined) {
-        emitText('stdout', echo.stdout.end());
-        emitText('stderr', echo.stderr.end());
+        emitText('stdout', echo.stdout.end(), true);
+        emitText('stderr', echo.stderr.end(), true);
       }
       // What the program left running in its group ends with it, so an iteration leaves nothing behind.
       await stopGroup();

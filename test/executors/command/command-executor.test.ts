@@ -87,6 +87,15 @@ describe('command executor: text', () => {
     expect(exit).toEqual({ type: 'exit', code: 0, signal: null });
   });
 
+  it("reports a CLI's own usage-limit notice as a limit event, split across chunks or not", async () => {
+    const script = 'process.stdout.write("working\\nClaude AI usage limit "); setTimeout(() => process.stdout.write("reached|1764112800\\n"), 50)';
+    const events = await collect(executor([node, '-e', script]).run(runOptions()));
+    expect(events.filter((e) => e.type === 'limit')).toEqual([
+      { type: 'limit', kind: 'usage', message: 'Claude AI usage limit reached|1764112800', resetsAt: 1764112800_000 },
+    ]);
+    expect(textOf(events)).toBe('working\nClaude AI usage limit reached|1764112800\n');
+  });
+
   it('is fine with a program that never reads its stdin, however long the prompt', async () => {
     const text = 'p'.repeat(4 * 1024 * 1024);
     const events = await collect(
