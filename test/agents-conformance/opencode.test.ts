@@ -27,8 +27,9 @@ function spec(scenario: string, more: Partial<RunSpec> = {}): RunSpec {
     scenario,
     binDir,
     env: {
-      // Where opencode keeps the provider package it installs from npm on first use: kept across runs.
+      // opencode installs the provider package with npm on first use: its caches are kept across runs.
       XDG_CACHE_HOME: OPENCODE_CACHE,
+      npm_config_cache: join(OPENCODE_CACHE, 'npm'),
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_DISABLE_AUTOUPDATE: '1',
     },

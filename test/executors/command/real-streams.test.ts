@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ClaudeStreamDecoder } from '../../../src/executors/command/claude-stream.js';
 import { CodexStreamDecoder, type CodexLedger } from '../../../src/executors/command/codex-stream.js';
 import { GeminiStreamDecoder } from '../../../src/executors/command/gemini-stream.js';
+import { decoderFor, newFormatMemory } from '../../../src/executors/command/formats.js';
 import { JsonEventStream } from '../../../src/executors/command/json-stream.js';
+import { OpencodeStreamDecoder } from '../../../src/executors/command/opencode-stream.js';
 import type { StreamDecoder } from '../../../src/executors/command/stream-decoder.js';
 import type { ExecutorEvent } from '../../../src/executors/types.js';
 import { meaningful, textOf } from './helpers.js';
@@ -129,6 +131,8 @@ describe.each([
   ['claude-code-2.1.197', () => new ClaudeStreamDecoder()],
   ['codex-0.169.0', () => new CodexStreamDecoder()],
   ['gemini-cli-0.61.0', () => new GeminiStreamDecoder()],
+  ['qwen-code-0.24.4', () => decoderFor('qwen-json', newFormatMemory())!],
+  ['opencode-1.18.33', () => new OpencodeStreamDecoder()],
 ] as const)('recorded by the conformance suite: %s', (dir, make) => {
   const rec = (name: string) => readFileSync(`${REAL}${dir}/recorded/${name}`);
 
