@@ -29,6 +29,7 @@ import type { RunEvent } from './events.js';
 import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
 import { commitsSince, headSha, repoRoot } from './git.js';
 import { runIteration, type IterationResult } from './iteration.js';
+import { SETUP_FAILURES, SetupFailures } from './setup-failures.js';
 import { resolveConfig, type RunConfig } from './run-config.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
 import type { ExecOptions, RunResult } from './types.js';
@@ -47,37 +48,6 @@ export interface RunHooks {
 }
 
 type Ending = { outcome: Outcome; reason: string };
-
-/** Failures in a row that make a setup problem when they are quick, identical, and before any output. */
-const SETUP_FAILURES = 3;
-const QUICK_FAILURE_MS = 60_000;
-
-/**
- * Tracks failures that point at the setup rather than the work (docs/agents.md, "Why an agent
- * failed"): the agent exits non-zero quickly, before saying or doing anything, the same way.
- */
-class SetupFailures {
-  private signature: string | undefined;
-  private count = 0;
-
-  /** Records one failed iteration; true when the last SETUP_FAILURES were quick and identical. */
-  note(result: IterationResult): boolean {
-    const quick = !result.agentActive && result.durationMs < QUICK_FAILURE_MS;
-    const signature = `${result.exitCode}|${result.exitError ?? ''}|${result.failureDetail ?? ''}`;
-    if (!quick) {
-      this.reset();
-      return false;
-    }
-    this.count = signature === this.signature ? this.count + 1 : 1;
-    this.signature = signature;
-    return this.count >= SETUP_FAILURES;
-  }
-
-  reset(): void {
-    this.signature = undefined;
-    this.count = 0;
-  }
-}
 
 export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
   const clock = hooks.clock ?? systemClock;

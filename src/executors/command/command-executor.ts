@@ -156,6 +156,8 @@ async function* runProgram(
   const limits = echo === undefined ? undefined : { stdout: new PlainLimits(), stderr: new PlainLimits() };
   const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   const emitText = (stream: 'stdout' | 'stderr', pieces: { kind: 'text' | 'log'; chunk: Buffer }[], last = false): void => {
+    // A chunk held whole (it may still be the prompt's echo) is proof of life all the same.
+    if (pieces.length === 0 && !last) emit({ type: 'activity' });
     for (const p of pieces) {
       if (p.kind === 'text') {
         emit({ type: 'text', stream, chunk: p.chunk });
