@@ -115,6 +115,22 @@ describe('cursor-json', () => {
   });
 });
 
+describe('claude-json limits', () => {
+  it('rate_limit_event: rejected is a usage limit with its reset time; allowed is nothing', () => {
+    const info = (status: string) => ({ type: 'rate_limit_event', rate_limit_info: { status, resetsAt: 1771390800, rateLimitType: 'five_hour', overageStatus: 'rejected', isUsingOverage: false }, session_id: 's' });
+    const events = decode([info('allowed'), info('allowed_warning'), info('rejected')], decoderFor('claude-json', newFormatMemory())!);
+    expect(events).toEqual([{ type: 'limit', kind: 'usage', message: 'claude: usage limit reached (five_hour)', resetsAt: 1771390800_000 }]);
+  });
+
+  it('a result "You\'ve hit your limit · resets 3am" without an API status is a usage limit too', () => {
+    const events = decode([{ type: 'result', subtype: 'success', is_error: true, result: "You've hit your limit · resets 3am (UTC)", usage: {} }], decoderFor('claude-json', newFormatMemory())!);
+    expect(events.filter((e) => e.type === 'limit')).toEqual([
+      { type: 'limit', kind: 'usage', message: "You've hit your limit · resets 3am (UTC)", resetsAt: expect.any(Number) },
+    ]);
+    expect(events).toContainEqual({ type: 'error', message: "claude reported an error: You've hit your limit · resets 3am (UTC)" });
+  });
+});
+
 describe('Claude-compatible formats under their own names', () => {
   it("qwen-json: Qwen Code's input_tokens include the cache reads (as Qwen Code 0.24.4 printed them); Claude's do not", () => {
     const result = { type: 'result', subtype: 'success', is_error: false, usage: { input_tokens: 4500, output_tokens: 180, cache_read_input_tokens: 3000, total_tokens: 4680 } };
