@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real agent CLIs' suite installs them from npm: `npm run test:agents` runs it, not `npm test`.
+    exclude: ['**/node_modules/**', 'test/agents-conformance/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // End-to-end tests spawn the built CLI and agent processes; two cores are all we have.

@@ -85,6 +85,10 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} iteration ${e.iteration}: waiting for the ${e.kind} limit until ${e.until}`;
     case 'wait_end':
       return `- ${t} iteration ${e.iteration}: wait ended (${e.end}) after ${Math.round(e.waitedMs / 1000)}s`;
+    case 'stop':
+      return `- ${t} iteration ${e.iteration}: agent stopped (${e.cause}): ${oneLine(e.detail)}`;
+    case 'agent':
+      return `- ${t} agent: ${oneLine(e.command.join(' '))} (stream format ${e.streamFormat})`;
     case 'run-start':
     case 'state':
     case 'output':

@@ -5,6 +5,7 @@ import { AGENT_PRESETS } from '../agents/index.js';
 import { CONFIG_FILE, DEFAULTS } from '../contract.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { parseDuration } from '../util/duration.js';
+import { STREAM_FORMATS } from '../plan/types.js';
 
 /** Commander argument parsers, shared with `ralph batch`. */
 export const positiveInt = (name: string) => (value: string) => {
@@ -46,7 +47,7 @@ export function addExecOptions(command: Command): Command {
     .option('--model <name>', 'model for the anthropic executor')
     .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, positiveInt('--context-budget'))
     .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', nonNegativeInt('--max-retries'))
-    .addOption(new Option('--stream-format <format>', 'how the command executor writes its output (default: text)').choices(['text', 'claude-json', 'codex-json']))
+    .addOption(new Option('--stream-format <format>', 'how the agent writes its output (default: chosen from the command, else text)').choices([...STREAM_FORMATS]))
     .option('--notify <target>', 'also notify this target: a webhook URL, slack:URL, ntfy:URL or command:"shell command" (repeatable)', collect, [] as string[])
     .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`);
 }

@@ -44,6 +44,8 @@ export interface ExecutorRunOptions {
   hideEnv?: readonly string[];
   /** Aborted when the loop wants the executor stopped (silence, limits, interrupt, grace). */
   signal: AbortSignal;
+  /** What is left of the run's --max-cost (USD), for agents that accept a budget. */
+  budgetUsd?: number;
 }
 
 export type ExecutorEvent =
@@ -60,7 +62,14 @@ export type ExecutorEvent =
   /** Bytes arrived that carry no agent text (a JSON event, a heartbeat): proof of life for the watchdog. */
   | { type: 'activity' }
   /** Tokens and cost of one request or one report; summed by the loop. costUsd null = unknown price. */
-  | { type: 'usage'; tokens: TokenUsage; costUsd: number | null; contextTokens?: number }
+  | {
+      type: 'usage';
+      tokens: TokenUsage;
+      costUsd: number | null;
+      contextTokens?: number;
+      /** Counted from per-message reports because the agent's final report never came (docs/agents.md). */
+      estimate?: boolean;
+    }
   /**
    * A tool the agent used. `phase: 'call'`: it asked for the tool and the outcome is not known
    * yet; otherwise the call finished, and `error` is set when it failed (feeds the error-loop
@@ -72,6 +81,12 @@ export type ExecutorEvent =
   /** The process group the executor started, so a crashed ralph's orphan can be stopped on resume. */
   | { type: 'process'; pid: number }
   | { type: 'warning'; message: string }
+  /**
+   * The agent reported an error (an API error, a failed turn). Shown as a warning and kept as the
+   * iteration's error detail; `fatal` (a refused API key: 401/403) means no iteration can succeed,
+   * so the iteration is stopped and the run ends failed. `status` is the API's HTTP status if known.
+   */
+  | { type: 'error'; message: string; status?: number; fatal?: boolean }
   /**
    * The agent or the API refused for a usage or rate limit, or is overloaded. The loop waits
    * (docs/overnight.md) instead of counting a failure. `resetsAt` (epoch ms) when the agent said
@@ -85,7 +100,15 @@ export type ExecutorEvent =
    * `error` says why the executor could not run or failed; `fatal` means no further iteration can
    * succeed (program not found, bad API key).
    */
-  | { type: 'exit'; code: number | null; signal?: string | null; error?: string; fatal?: boolean };
+  | {
+      type: 'exit';
+      code: number | null;
+      signal?: string | null;
+      error?: string;
+      fatal?: boolean;
+      /** The last lines the program wrote to stderr, to say why it failed (docs/agents.md). */
+      stderrTail?: string;
+    };
 
 /** usage: a plan's quota (five-hour, weekly); rate: requests or tokens per minute; overloaded: 529. */
 export type LimitKind = 'usage' | 'rate' | 'overloaded';
@@ -95,6 +118,13 @@ export interface Executor {
   run(options: ExecutorRunOptions): AsyncIterable<ExecutorEvent>;
   /** The run is over: release what lives across iterations (a shell session). */
   close?(): Promise<void>;
+  /**
+   * Whether a run with fresh=false would really continue the previous conversation: true (it
+   * would, so a short continue prompt is enough), false (there is no session to resume, e.g. the
+   * agent died before reporting one: the loop starts a fresh context and says so), undefined (not
+   * known: a plain program may keep its own state). Absent: true.
+   */
+  canContinue?(): boolean | undefined;
 }
 
 /** ralph's environment plus `run.env`, without the variables the agent must not see. */

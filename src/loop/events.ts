@@ -4,6 +4,7 @@ import type { Outcome } from '../contract.js';
 import type { LimitKind, TokenUsage } from '../executors/types.js';
 import type { ObservationRecord } from '../signals/index.js';
 import type { Decision } from '../signals/index.js';
+import type { StopCause } from './iteration.js';
 import type { RunResult } from './types.js';
 
 export type RunState = 'starting' | 'running' | 'waiting' | 'verifying' | 'stopping' | 'ended';
@@ -17,8 +18,16 @@ export type RunEvent =
   | { type: 'malformed'; iteration: number; line: number; text: string; why: string; stream: string }
   | { type: 'ignored'; iteration: number; line: number; text: string; why: string; stream: string }
   | { type: 'observation'; iteration: number; record: ObservationRecord }
-  | { type: 'tool'; iteration: number; name: string; summary: string; error?: string }
-  | { type: 'usage'; iteration: number; tokens: TokenUsage; costUsd: number | null; totalCostUsd: number | null; totalTokens: TokenUsage }
+  /** The agent CLI, as expanded from --agent or given after --, and how its output is read (docs/agents.md). */
+  | { type: 'agent'; name: string | null; command: string[]; streamFormat: string; formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default' }
+  | { type: 'tool'; iteration: number; name: string; summary: string; phase: 'call' | 'result'; error?: string }
+  /**
+   * Tokens and cost as the agent reported them: `tokens`/`costUsd` are this report's (an estimate
+   * when `estimate`), `totalTokens`/`totalCostUsd` the run's totals including it.
+   */
+  | { type: 'usage'; iteration: number; tokens: TokenUsage; costUsd: number | null; totalCostUsd: number | null; totalTokens: TokenUsage; estimate?: boolean }
+  /** ralph stopped the agent: why (grace after a signal, timeout, silence, a limit, an interrupt, an error). */
+  | { type: 'stop'; iteration: number; cause: StopCause; detail: string }
   | { type: 'warning'; iteration?: number; message: string }
   | { type: 'silence'; iteration: number; silentMs: number; timeoutMs: number }
   | { type: 'decision'; iteration: number; decision: Decision }

@@ -11,7 +11,7 @@ import type { Clock } from './clock.js';
 import { ErrorLoopDetector } from './error-loop.js';
 import { SilenceWatchdog } from './silence-watchdog.js';
 
-export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop' | 'usage_limit';
+export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop' | 'agent_error' | 'usage_limit';
 
 export interface IterationInput {
   executor: Executor;
@@ -32,7 +32,11 @@ export interface IterationInput {
   runSignal: AbortSignal;
   /** Cost so far in the run, before this iteration (null: unknown). */
   costBefore: number | null;
+  /** Tokens so far in the run, before this iteration. */
+  tokensBefore?: TokenUsage;
   maxCostUsd?: number;
+  /** What is left of --max-cost, for agents that accept a budget. */
+  budgetUsd?: number;
   /** Whether anyone shows output (the UI); decoding text for nobody is wasted work. */
   wantOutput: boolean;
   onProcess?: (pid: number) => void;
@@ -57,6 +61,10 @@ export interface IterationResult {
   denials: { tool: string; summary: string }[];
   /** What identifies each valid observation of this iteration (a new one counts as progress). */
   findings: string[];
+  /** Why the agent failed, in its words: its last error event, else the last lines of its stderr. */
+  failureDetail?: string;
+  /** The agent said or did something (stdout text, a tool, usage): not a failure at start-up. */
+  agentActive: boolean;
   durationMs: number;
 }
 
@@ -65,9 +73,11 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
   const started = clock.now();
   const abort = new AbortController();
   let stop: IterationResult['stop'];
+  // Every stop ralph makes is an event with its cause (docs/agents.md, "Stopping an agent").
   const stopWith = (cause: StopCause, detail: string) => {
     if (stop) return;
     stop = { cause, detail };
+    bus.emitEvent({ type: 'stop', iteration, cause, detail });
     abort.abort(cause);
   };
 
@@ -81,13 +91,20 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
     contextTokens: 0,
     denials: [],
     findings: [],
+    agentActive: false,
     durationMs: 0,
   };
+  let lastError: string | undefined;
 
   // A failed, blocked or bailout signal has decided the iteration: let the agent finish its
   // sentence, then stop it instead of letting it run on and spend.
   let graceTimer: unknown;
   const onParserEvent = (stream: 'stdout' | 'stderr') => (e: ParserEvent) => {
+    // Once ralph has asked the agent to stop, what it says next decides nothing (docs/agents.md).
+    if (stop && (e.type === 'signal' || e.type === 'claim')) {
+      bus.emitEvent({ type: 'ignored', iteration, line: e.line, text: e.type === 'signal' ? `###${[e.name, ...e.args].join(':')}###` : e.name, why: `after ralph asked the agent to stop (${stop.cause})`, stream });
+      return;
+    }
     switch (e.type) {
       case 'signal':
         result.weighed.push({ class: e.class, name: e.name, args: e.args, source: stream });
@@ -146,6 +163,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
     switch (ev.type) {
       case 'text':
         watchdog.touch();
+        if (ev.stream === 'stdout') result.agentActive = true;
         if (!ev.parseOnly) input.transcript.write(ev.chunk);
         // Shown before it is parsed, so a signal's line appears before ralph's word on it.
         if (input.wantOutput) {
@@ -163,11 +181,20 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'usage': {
         watchdog.touch();
+        result.agentActive = true;
         result.tokens = addUsage(result.tokens, ev.tokens);
         if (ev.costUsd !== null) result.costUsd = (result.costUsd ?? 0) + ev.costUsd;
         if (ev.contextTokens !== undefined) result.contextTokens = ev.contextTokens;
-        bus.emitEvent({ type: 'usage', iteration, tokens: ev.tokens, costUsd: ev.costUsd, totalCostUsd: null, totalTokens: result.tokens });
         const spent = input.costBefore === null && result.costUsd === null ? null : (input.costBefore ?? 0) + (result.costUsd ?? 0);
+        bus.emitEvent({
+          type: 'usage',
+          iteration,
+          tokens: ev.tokens,
+          costUsd: ev.costUsd,
+          totalCostUsd: spent,
+          totalTokens: addUsage(input.tokensBefore ?? ZERO_USAGE, result.tokens),
+          ...(ev.estimate ? { estimate: true } : {}),
+        });
         if (input.maxCostUsd !== undefined && spent !== null && spent >= input.maxCostUsd) {
           stopWith('limit', `max_cost reached: $${spent.toFixed(4)} spent of $${input.maxCostUsd}`);
         }
@@ -175,7 +202,15 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       }
       case 'tool': {
         watchdog.touch();
-        bus.emitEvent({ type: 'tool', iteration, name: ev.name, summary: ev.summary, ...(ev.error !== undefined ? { error: ev.error } : {}) });
+        result.agentActive = true;
+        bus.emitEvent({
+          type: 'tool',
+          iteration,
+          name: ev.name,
+          summary: ev.summary,
+          phase: ev.phase ?? 'result',
+          ...(ev.error !== undefined ? { error: ev.error } : {}),
+        });
         if (ev.error !== undefined) {
           const looping = errorLoop.record(`${ev.name}: ${ev.error}`);
           if (looping) stopWith('error_loop', `the same tool error 3 times in a row (${ev.name}): ${ev.error.slice(0, 200)}`);
@@ -192,6 +227,17 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'warning':
         bus.emitEvent({ type: 'warning', iteration, message: ev.message });
+        break;
+      case 'error':
+        watchdog.touch();
+        lastError = ev.message;
+        bus.emitEvent({ type: 'warning', iteration, message: ev.message });
+        if (ev.fatal) {
+          // No retry can succeed (a refused API key): stop now rather than let the agent retry for minutes.
+          result.fatal = true;
+          result.exitError = ev.message;
+          stopWith('agent_error', ev.message);
+        }
         break;
       case 'limit':
         watchdog.touch();
@@ -210,7 +256,8 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       case 'exit':
         result.exitCode = ev.code;
         if (ev.error !== undefined) result.exitError = ev.error;
-        result.fatal = ev.fatal === true;
+        if (ev.fatal === true) result.fatal = true;
+        if (ev.stderrTail !== undefined) result.failureDetail = ev.stderrTail;
         break;
       default: {
         const never: never = ev;
@@ -228,6 +275,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       env: input.env,
       ...(input.hideEnv ? { hideEnv: input.hideEnv } : {}),
       signal: abort.signal,
+      ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
     })) {
       handle(ev);
     }
@@ -247,6 +295,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       if (rest && input.wantOutput) bus.emitEvent({ type: 'output', iteration, stream: s, text: rest });
     }
   }
+  if (lastError !== undefined) result.failureDetail = lastError;
   if (stop) result.stop = stop;
   result.durationMs = clock.now() - started;
   return result;

@@ -1,7 +1,7 @@
 // Flags over front matter over the config file over built-in defaults (docs/config.md,
 // docs/commands.md#ralph-exec), and the choice of executor.
 import { resolve } from 'node:path';
-import { resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
+import { formatFromCommand, resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
@@ -31,6 +31,8 @@ export interface RunConfig {
   promptsDir?: string;
   /** --agent: which named agent the command came from. */
   agent?: ResolvedAgent;
+  /** Where the stream format came from, for the run's `agent` event. */
+  formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default';
 }
 
 /** Exec options the config file's `defaults:` can set (below the plan's front matter). */
@@ -97,11 +99,27 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     throw new UsageError('the anthropic executor needs ANTHROPIC_API_KEY', 'Export your API key, or run an agent CLI with `-- <command>`.');
   }
   const summaryPath = options.summary !== undefined ? resolve(options.summary) : plan.summaryPath;
+  // Flag over --agent over front matter over the config's default agent; else chosen from the
+  // command when it says (docs/agents.md).
+  const detected = executor === 'command' ? formatFromCommand(command) : undefined;
+  const [streamFormat, formatChosen]: [StreamFormat, RunConfig['formatChosen']] =
+    options.streamFormat !== undefined
+      ? [options.streamFormat, 'flag']
+      : flagAgent !== undefined
+        ? [flagAgent.streamFormat, 'preset']
+        : fm.streamFormat !== undefined
+          ? [fm.streamFormat, 'plan']
+          : defaultAgent !== undefined
+            ? [defaultAgent.streamFormat, 'preset']
+            : detected !== undefined
+              ? [detected, 'command']
+              : ['text', 'default'];
   const config: RunConfig = {
     cwd,
     summaryPath,
     executor,
-    streamFormat: options.streamFormat ?? flagAgent?.streamFormat ?? fm.streamFormat ?? defaultAgent?.streamFormat ?? 'text',
+    streamFormat,
+    formatChosen,
     maxIterations: options.maxIterations ?? fm.maxIterations ?? fc.maxIterations ?? DEFAULTS.maxIterations,
     maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? fc.maxBailouts ?? DEFAULTS.maxBailouts,
     silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? fc.silenceTimeoutMs ?? 10 * 60_000,

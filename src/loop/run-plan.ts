@@ -33,6 +33,7 @@ import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSigna
 import { commitsSince, headSha, repoRoot } from './git.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import type { RunExtras, RunLifecycle } from './lifecycle.js';
+import { SETUP_FAILURES, SetupFailures } from './setup-failures.js';
 import { resolveConfig, type RunConfig } from './run-config.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
 import type { ExecOptions, RunResult } from './types.js';
@@ -192,6 +193,7 @@ class PlanRun {
   private repo = '';
   /** Hooks and notifications (docs/config.md); none when the caller gave no factory. */
   private readonly lifecycle: RunLifecycle | undefined;
+  private readonly setupFailures = new SetupFailures();
 
   constructor(private readonly init: PlanRunInit) {
     this.plan = init.plan;
@@ -320,6 +322,10 @@ class PlanRun {
       startedAt: state.startedAt,
       head: state.headAtStart,
     });
+    if (config.executor === 'command' && config.command) {
+      // The expanded command and how it is read, so users can copy and adapt it (docs/agents.md).
+      this.emit({ type: 'agent', name: config.agent?.name ?? null, command: config.command, streamFormat: config.streamFormat, formatChosen: config.formatChosen });
+    }
     this.status('starting');
 
     if (config.maxCostUsd !== undefined && config.executor === 'command' && config.streamFormat === 'text') {
@@ -374,7 +380,15 @@ class PlanRun {
       state.iteration++;
       const n = state.iteration;
       await this.lifecycle?.beforeIteration(n);
-      const fresh = state.nextFresh;
+      // Same context only where the agent can really continue one (docs/agents.md): a JSON stream
+      // whose agent never reported a session starts fresh, and is told so.
+      const continues = this.init.executor.canContinue ? this.init.executor.canContinue() : true;
+      let fresh = state.nextFresh;
+      if (!fresh && continues === false) {
+        fresh = true;
+        this.resumeReason ??= 'the previous session could not be continued (the agent reported no session id)';
+        this.warn(`iteration ${n}: the agent reported no session to continue; starting a fresh context`, n);
+      }
       const planText = this.readPlanText() ?? plan.text;
       const progress = extractSection(planText, 'Progress');
       const observations = extractSection(planText, 'Observations');
@@ -392,6 +406,7 @@ class PlanRun {
         ...(progress !== undefined ? { progress } : {}),
         ...(observations !== undefined ? { observations } : {}),
         ...(state.feedback ? { feedback: state.feedback } : {}),
+        continuesSession: !fresh && continues === true,
       });
       state.feedback = null;
       this.resumeReason = undefined;
@@ -422,7 +437,8 @@ class PlanRun {
           signalGraceMs: config.signalGraceMs,
           runSignal: this.runAbort.signal,
           costBefore: state.costUsd,
-          ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+          tokensBefore: state.tokens,
+          ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd, budgetUsd: Math.max(0, config.maxCostUsd - (state.costUsd ?? 0)) } : {}),
           wantOutput: this.init.hooks.wantOutput ?? false,
           onProcess: (pid) => {
             state.executorPid = pid;
@@ -433,16 +449,10 @@ class PlanRun {
         transcript.close();
       }
       state.executorPid = null;
+      // The live `usage` events already carried these, with the run's totals (docs/agents.md).
       state.tokens = addUsage(state.tokens, result.tokens);
       if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
-      this.emit({
-        type: 'usage',
-        iteration: n,
-        tokens: result.tokens,
-        costUsd: result.costUsd,
-        totalCostUsd: state.costUsd,
-        totalTokens: state.tokens,
-      });
+      if (result.stop) (state.stops ??= []).push({ iteration: n, cause: result.stop.cause, detail: result.stop.detail });
 
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
@@ -615,7 +625,10 @@ class PlanRun {
     this.emit({ type: 'decision', iteration: n, decision });
 
     if (decision.kind !== 'bailout') state.consecutiveBailouts = 0;
-    if (decision.kind !== 'none') state.consecutiveFailures = 0;
+    if (decision.kind !== 'none') {
+      state.consecutiveFailures = 0;
+      this.setupFailures.reset();
+    }
     if (decision.kind !== 'blocked') state.consecutiveBlockRejections = 0;
     if (decision.kind !== 'none') state.consecutiveStalls = 0;
     if (decision.kind === 'none') {
@@ -687,12 +700,21 @@ class PlanRun {
         if (result && !stoppedByUs && result.exitCode !== 0) {
           state.consecutiveFailures++;
           const why = result.exitError ?? `exited ${result.exitCode ?? 'by a signal'}`;
-          this.warn(`iteration ${n}: the executor ${why} without a decision`, n);
+          const said = result.failureDetail !== undefined ? `: ${result.failureDetail}` : '';
+          this.warn(`iteration ${n}: the executor ${why} without a decision${said}`, n);
+          const setup = this.setupFailures.note(result);
           if (state.consecutiveFailures >= 3) {
-            return { outcome: 'failed', reason: `the executor exited non-zero without a decision 3 times in a row (last: ${why})` };
+            if (setup) {
+              return {
+                outcome: 'failed',
+                reason: `setup problem: the agent failed the same way ${SETUP_FAILURES} times in a row before doing anything (${why})${said}`,
+              };
+            }
+            return { outcome: 'failed', reason: `the executor exited non-zero without a decision 3 times in a row (last: ${why}${said})` };
           }
         } else {
           state.consecutiveFailures = 0;
+          this.setupFailures.reset();
         }
         if (result && config.maxStalls > 0 && !progressed) {
           state.consecutiveStalls = (state.consecutiveStalls ?? 0) + 1;
@@ -783,6 +805,7 @@ class PlanRun {
       iterations: s.iteration,
       bailouts: s.bailouts,
       signals: s.signals,
+      stops: s.stops ?? [],
       prUrl: s.prUrl,
       costUsd: s.costUsd,
       tokens: s.tokens,

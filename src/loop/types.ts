@@ -2,9 +2,10 @@
 // what it reports as it goes (RunEvent), and what it ends with (RunResult = result.json).
 import type { Outcome } from '../contract.js';
 import type { TokenUsage } from '../executors/types.js';
+import type { STREAM_FORMATS } from '../plan/types.js';
 
 export type ExecutorName = 'anthropic' | 'command';
-export type StreamFormat = 'text' | 'claude-json' | 'codex-json';
+export type StreamFormat = (typeof STREAM_FORMATS)[number];
 
 /** Everything `ralph exec` needs, after flags and front matter have been merged (flags win). */
 export interface ExecOptions {
@@ -47,6 +48,12 @@ export interface SignalRecord {
   line?: number;
 }
 
+export interface StopRecord {
+  iteration: number;
+  cause: string;
+  detail: string;
+}
+
 /** result.json (docs/files.md#resultjson). */
 export interface RunResult {
   run: string;
@@ -57,6 +64,8 @@ export interface RunResult {
   iterations: number;
   bailouts: number;
   signals: SignalRecord[];
+  /** Every time ralph stopped the agent, and why (docs/agents.md, "Stopping an agent"). */
+  stops?: StopRecord[];
   prUrl: string | null;
   costUsd: number | null;
   tokens: TokenUsage;

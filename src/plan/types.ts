@@ -3,7 +3,8 @@
 
 /** Values the front matter accepts for `executor` and `stream_format` (docs/commands.md#ralph-exec). */
 export const EXECUTOR_NAMES = ['anthropic', 'command'] as const;
-export const STREAM_FORMATS = ['text', 'claude-json', 'codex-json'] as const;
+/** How an agent CLI's output is read (docs/agents.md); the one list of them. */
+export const STREAM_FORMATS = ['text', 'claude-json', 'codex-json', 'gemini-json', 'opencode-json', 'qwen-json', 'cursor-json', 'amp-json'] as const;
 
 export interface PlanTask {
   name: string;

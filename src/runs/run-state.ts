@@ -2,7 +2,7 @@
 // process group). STATUS.json stays the small public shape of docs/files.md#statusjson.
 import { readFileSync } from 'node:fs';
 import type { LimitKind, TokenUsage } from '../executors/types.js';
-import type { SignalRecord } from '../loop/types.js';
+import type { SignalRecord, StopRecord } from '../loop/types.js';
 import type { Outcome } from '../contract.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import type { FileSnapshot } from '../loop/file-signals.js';
@@ -24,6 +24,8 @@ export interface RunState {
   costUsd: number | null;
   tokens: TokenUsage;
   signals: SignalRecord[];
+  /** ralph's stops of the agent (absent in state files older than the field). */
+  stops?: StopRecord[];
   warnings: string[];
   prUrl: string | null;
   /** HEAD when the run started (null outside a git repository), as docs/loop.md#before-the-first-iteration asks. */

@@ -8,6 +8,14 @@ function money(usd: number | null): string {
   return usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`;
 }
 
+const FORMAT_CHOSEN = {
+  flag: 'from --stream-format',
+  preset: "the agent preset's",
+  plan: "from the plan's stream_format",
+  command: 'chosen from the command',
+  default: 'the default',
+} as const;
+
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
     case 'run-start':
@@ -28,6 +36,10 @@ export function describeEvent(e: RunEvent): string | undefined {
       return e.error !== undefined ? `tool ${stripControl(e.name)} failed: ${stripControl(e.error.split('\n')[0] ?? '').slice(0, 160)}` : undefined;
     case 'warning':
       return `warning: ${stripControl(e.message)}`;
+    case 'agent':
+      return `agent${e.name ? ` ${e.name}` : ''}: ${stripControl(e.command.join(' '))} (stream format ${e.streamFormat}, ${FORMAT_CHOSEN[e.formatChosen]})`;
+    case 'stop':
+      return `stopping the agent (${e.cause}): ${stripControl(e.detail)}`;
     case 'silence':
       return `no output for ${formatDuration(e.silentMs)} (the executor is stopped at ${formatDuration(e.timeoutMs)})`;
     case 'decision':

@@ -22,7 +22,7 @@ describe('resolveAgent', () => {
     try {
       resolveAgent('nope', [], { mine: { command: ['x'], streamFormat: 'text' } });
     } catch (error) {
-      expect((error as UsageError).hint).toContain('claude, codex, mine');
+      expect((error as UsageError).hint).toContain('claude, codex, gemini, mine');
     }
   });
 });

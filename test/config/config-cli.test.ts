@@ -1,6 +1,7 @@
 // `ralph config` as a user runs it (the built CLI): each setting with where it came from (flag,
 // plan, the config file's line, default), and no secret in what it prints. `--notify` refuses
 // what is not a target.
+import { AGENT_PRESETS } from '../../src/agents/index.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,7 +72,7 @@ describe('ralph config', () => {
     expect(row('agent')).toEqual({ setting: 'agent', value: 'mine', source: 'ralph.config.yaml:1' });
     expect(row('executor')).toMatchObject({ value: 'command' });
     expect(shown.agents[0]).toEqual({ name: 'mine', command: ['my-agent', '--go'], streamFormat: 'claude-json', source: 'ralph.config.yaml:3' });
-    expect(shown.agents.map((a: { name: string; source: string }) => `${a.name}:${a.source}`)).toEqual(['mine:ralph.config.yaml:3', 'claude:preset', 'codex:preset']);
+    expect(shown.agents.map((a: { name: string; source: string }) => `${a.name}:${a.source}`)).toEqual(['mine:ralph.config.yaml:3', ...Object.keys(AGENT_PRESETS).map((name) => `${name}:preset`)]);
     expect(shown.notify).toEqual([{ target: 'notify[0] slack hooks.slack.com', events: ['blocked'] }]);
     expect(shown.hooks).toEqual([{ hook: 'on_outcome', run: './notify.sh [secret]', source: 'ralph.config.yaml:14' }]);
     expect(shown.secrets.sort()).toEqual(['RALPH_TEST_SLACK', 'RALPH_TEST_TOKEN']);

@@ -1,5 +1,7 @@
 // ralph.config.yaml: found upward, validated with file:line and did-you-mean, ${VAR} expanded,
 // secrets recorded; the template `ralph init` writes is valid and changes nothing.
+import { STREAM_FORMATS } from '../../src/plan/types.js';
+import { AGENT_PRESETS } from '../../src/agents/index.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +58,7 @@ describe('validation', () => {
       expect.stringMatching(/:2: defaults\.max_iterations: expected a whole number of at least 1$/),
       expect.stringMatching(/:3: defaults\.silence_timeout: expected a duration/),
       expect.stringMatching(/:6: agents\.x\.command: is empty/),
-      expect.stringMatching(/:7: agents\.x\.stream_format: expected one of text, claude-json, codex-json, got "xml"$/),
+      expect.stringMatching(new RegExp(`:7: agents\\.x\\.stream_format: expected one of ${STREAM_FORMATS.join(', ')}, got "xml"$`)),
       expect.stringMatching(/:9: notify\[0\]\.webhook: expected an http/),
       expect.stringMatching(/:11: notify\[1\]\.secret: `secret` does not apply to a slack target$/),
       expect.stringMatching(/:12: notify\[2\]: a target needs one of webhook, slack, ntfy, command$/),
@@ -64,7 +66,8 @@ describe('validation', () => {
   });
 
   it('the default agent must be one of the agents or presets', () => {
-    expect(problemsOf('agents:\n  mine:\n    command: [x]\nagent: mien\n')).toEqual([expect.stringMatching(/:4: agent: no agent named "mien" in agents: or the presets \(known: claude, codex, mine\)$/)]);
+    const known = [...Object.keys(AGENT_PRESETS), 'mine'].sort().join(', ');
+    expect(problemsOf('agents:\n  mine:\n    command: [x]\nagent: mien\n')).toEqual([expect.stringContaining(`:4: agent: no agent named "mien" in agents: or the presets (known: ${known})`)]);
     expect(problemsOf('agent: codex\n')).toEqual([]);
   });
 

@@ -202,6 +202,44 @@ describe.concurrent('decision table (docs/signals.md#decisions)', () => {
     expect(run.result!.reason).toMatch(/non-zero/);
   });
 
+  it('an agent that exits 1 at once with a message on stderr: a setup problem, and the reason quotes the message', async ({ expect }) => {
+    const refusal = '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons';
+    const run = await runExec({ scenario: { iterations: [[{ stderr: refusal }, { exit: 1 }]] } });
+    expect(run.code, describeRun(run)).toBe(1);
+    expect(run.result).toMatchObject({ outcome: 'failed', iterations: 3 });
+    expect(run.result!.reason).toMatch(/^setup problem: the agent failed the same way 3 times in a row before doing anything \(exited 1\)/);
+    expect(run.result!.reason).toContain(refusal);
+    // Each failed iteration says why, in its warning event.
+    const warnings = eventsOf(run, 'warning').map((e) => e.message);
+    expect(warnings.filter((w) => w.includes(refusal))).toHaveLength(3);
+  });
+
+  it('failures after the agent did something are not a setup problem, and the reason still quotes the last error', async ({ expect }) => {
+    const run = await runExec({ scenario: { iterations: [[{ say: 'working' }, { stderr: 'disk full' }, { exit: 2 }]] } });
+    expect(run.code, describeRun(run)).toBe(1);
+    expect(run.result!.reason).toBe('the executor exited non-zero without a decision 3 times in a row (last: exited 2: disk full)');
+  });
+
+  it('an agent that died before reporting a session is not said to continue one: the next iteration is fresh', async ({ expect }) => {
+    const assistant = (text: string) => ({ say: JSON.stringify({ type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text }] } }) });
+    const run = await runExec({
+      args: ['--stream-format', 'claude-json'],
+      scenario: {
+        iterations: [
+          [{ stderr: 'connection reset' }, { exit: 1 }],
+          [{ summary: true }, assistant('Done.\n###PLAN_COMPLETE###')],
+        ],
+      },
+    });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(eventsOf(run, 'iteration-start').map((e) => [e.fresh, e.prompt])).toEqual([
+      [true, 'full'],
+      [true, 'resume'],
+    ]);
+    expect(run.calls!.map((c) => c.fresh)).toEqual(['1', '1']);
+    expect(eventsOf(run, 'warning').map((e) => e.message)).toContain('iteration 2: the agent reported no session to continue; starting a fresh context');
+  });
+
   it('a zero exit between non-zero exits resets the count', async ({ expect }) => {
     const crash: Step[] = [{ exit: 1 }];
     // --max-stalls 0: these iterations change nothing, and the stall breaker is not under test.

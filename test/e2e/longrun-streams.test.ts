@@ -70,7 +70,8 @@ describe('--stream-format codex-json', () => {
           codex.message('item_2', 'Read the notes; more to do.'),
           codex.turnDone(),
         ],
-        [codex.thread('thread-1'), codex.message('item_3', 'Done.\n###PLAN_COMPLETE###'), codex.turnDone()],
+        // Resumed: the thread's running total (two turns), of which this turn is the second half.
+        [codex.thread('thread-1'), codex.message('item_3', 'Done.\n###PLAN_COMPLETE###'), codex.turnDone(2)],
       ],
     });
     const ran = await exec(ws, 'codex-json', cmd);

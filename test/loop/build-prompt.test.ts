@@ -46,6 +46,8 @@ describe('promptKind', () => {
     [{ iteration: 5, fresh: true }, 'full'],
     [{ iteration: 2, fresh: true, resumeReason: 'context full' }, 'resume'],
     [{ iteration: 9, fresh: true, resumeReason: 'context full' }, 'resume'],
+    [{ iteration: 2, fresh: false, continuesSession: true }, 'continue'],
+    [{ iteration: 2, fresh: true, continuesSession: true }, 'full'],
   ] as const)('%j → %s', (i, kind) => {
     expect(promptKind(i)).toBe(kind);
   });
@@ -68,6 +70,18 @@ describe('buildPrompt', () => {
     const { prompt } = buildPrompt(input({ iteration: 2, fresh: false, feedback }));
     expect(prompt.message.startsWith(render(templates['message-continue'], { iteration: 2 }).trim())).toBe(true);
     expect(prompt.message.endsWith(feedback)).toBe(true);
+  });
+
+  it('a resumed session (it holds the prompt already): the condensed reminder and the message, not the plan; at most a quarter of the first', () => {
+    const feedback = 'Your completion claim (PLAN_COMPLETE) was rejected: the summary file is missing';
+    const first = buildPrompt(input());
+    const { prompt, kind } = buildPrompt(input({ iteration: 2, fresh: false, continuesSession: true, feedback }));
+    expect(kind).toBe('continue');
+    expect(prompt.plan).toBe('');
+    expect(prompt.text).not.toContain(PLAN_TEXT.trim());
+    expect(prompt.text).toContain(feedback);
+    expect(prompt.text).toContain('###PLAN_COMPLETE###');
+    expect(prompt.text.length).toBeLessThan(first.prompt.text.length / 2); // a tiny plan: bench/prompt-size.bench.mjs measures a real one
   });
 
   it('resume: the reason, the Progress and the Observations sections', () => {

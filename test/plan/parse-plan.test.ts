@@ -161,7 +161,7 @@ const BROKEN: [string, number | undefined, string][] = [
   ['max-runtime-bad.md', 2, 'max_runtime: expected a duration such as 90m, 45s or 1h30m (a bare number is seconds), got "soon"'],
   ['silence-timeout-zero.md', 2, 'silence_timeout: must be longer than 0, got "0s"'],
   ['executor-unknown.md', 2, 'executor: expected one of anthropic, command, got "openai"'],
-  ['stream-format-unknown.md', 2, 'stream_format: expected one of text, claude-json, codex-json, got "json"'],
+  ['stream-format-unknown.md', 2, 'stream_format: expected one of text, claude-json, codex-json, gemini-json, opencode-json, qwen-json, cursor-json, amp-json, got "json"'],
   ['command-string.md', 2, 'command: expected a list (program and arguments), e.g. [claude, -p], got "claude -p"'],
   ['command-empty.md', 2, 'command: is empty; give the program and its arguments, e.g. [claude, -p]'],
   ['command-number.md', 2, 'command[1]: expected a string, got 5 (a number); quote it: "5"'],

@@ -1,10 +1,15 @@
 // Decodes `codex exec --json` (JSONL: thread.*, turn.*, item.*, error). Only `agent_message`
 // items become text for the parser; command output, file changes and reasoning never do.
 //
-// Token mapping: codex reports `input_tokens` with the cached part included and given again as
-// `cached_input_tokens`. ralph counts like the Anthropic API, where `input` excludes cache reads,
-// so input = input_tokens − cached_input_tokens, cacheRead = cached_input_tokens,
-// output = output_tokens, cacheWrite = 0. The stream has no prices: costUsd is null.
+// Token mapping: codex reports `input_tokens` with the cached reads and writes included and given
+// again as `cached_input_tokens` and `cache_write_input_tokens`. ralph counts like the Anthropic
+// API, where `input` excludes both, so input = input_tokens − cached − cache writes. The stream
+// has no prices: costUsd is null.
+//
+// After `codex exec … resume <thread>`, `turn.completed.usage` is the thread's running total, not
+// the turn's. The last total of each thread is kept in a ledger that lives as long as the executor
+// (across iterations), and each turn reports the difference (docs/agents.md).
+import { limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import {
@@ -25,13 +30,31 @@ function tail(text: string, max: number): string {
   return text.length <= max ? text : `…${text.slice(text.length - (max - 1))}`;
 }
 
+/** Raw running totals as codex reports them. */
+export interface CodexTotals {
+  input: number;
+  cached: number;
+  cacheWrite: number;
+  output: number;
+}
+
+/** thread id → the last running total it reported. */
+export type CodexLedger = Map<string, CodexTotals>;
+
+const FATAL = /\b(?:401|403)\b|\bunauthorized\b|\bforbidden\b|\binvalid api key\b/i;
+
 export class CodexStreamDecoder implements StreamDecoder {
   readonly format = 'codex-json';
+  private thread: string | undefined;
+  private lastFailure: string | undefined;
+
+  constructor(private readonly ledger: CodexLedger = new Map()) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
     switch (event.type) {
       case 'thread.started': {
         const id = asString(event.thread_id);
+        this.thread = id;
         return id ? [{ type: 'session', id }] : [];
       }
       case 'item.completed': {
@@ -41,9 +64,9 @@ export class CodexStreamDecoder implements StreamDecoder {
       case 'turn.completed':
         return [this.usage(asObject(event.usage) ?? {})];
       case 'turn.failed':
-        return [this.warning('turn failed', asString(asObject(event.error)?.message))];
+        return this.failure('turn failed', asString(asObject(event.error)?.message));
       case 'error':
-        return [this.warning('error', asString(event.message))];
+        return this.failure('error', asString(event.message));
       default:
         return [];
     }
@@ -99,13 +122,49 @@ export class CodexStreamDecoder implements StreamDecoder {
   }
 
   private usage(usage: JsonObject): ExecutorEvent {
-    const input = asCount(usage.input_tokens);
-    const cached = Math.min(asCount(usage.cached_input_tokens), input);
+    const total: CodexTotals = {
+      input: asCount(usage.input_tokens),
+      cached: asCount(usage.cached_input_tokens),
+      cacheWrite: asCount(usage.cache_write_input_tokens),
+      output: asCount(usage.output_tokens),
+    };
+    const before = this.thread === undefined ? undefined : this.ledger.get(this.thread);
+    if (this.thread !== undefined) this.ledger.set(this.thread, total);
+    // A total below the last one is not a running total (a new thread under an old id): take it whole.
+    const grew = before !== undefined && total.input >= before.input && total.cached >= before.cached && total.cacheWrite >= before.cacheWrite && total.output >= before.output;
+    const turn = grew
+      ? { input: total.input - before.input, cached: total.cached - before.cached, cacheWrite: total.cacheWrite - before.cacheWrite, output: total.output - before.output }
+      : total;
+    const cached = Math.min(turn.cached, turn.input);
+    const cacheWrite = Math.min(turn.cacheWrite, turn.input - cached);
     return {
       type: 'usage',
-      tokens: { input: input - cached, output: asCount(usage.output_tokens), cacheRead: cached, cacheWrite: 0 },
+      tokens: { input: turn.input - cached - cacheWrite, output: turn.output, cacheRead: cached, cacheWrite },
       costUsd: null,
     };
+  }
+
+  /** An `error` or a failed turn: a limit to wait for, a refused key (fatal), or an error. */
+  private failure(what: string, message: string | undefined): ExecutorEvent[] {
+    // `turn.failed` repeats the `error` before it: report it once.
+    if (message !== undefined && message === this.lastFailure) return [];
+    this.lastFailure = message;
+    const text = bounded(`codex ${what}${message ? `: ${message}` : ''}`, WARNING_MAX);
+    const limit = message ? limitFromText(message) : undefined;
+    if (limit) {
+      return [
+        { type: 'error', message: text },
+        {
+          type: 'limit',
+          kind: limit.kind,
+          message: text,
+          ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}),
+          ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}),
+        },
+      ];
+    }
+    if (message && FATAL.test(message)) return [{ type: 'error', message: text, fatal: true }];
+    return [{ type: 'error', message: text }];
   }
 
   private warning(what: string, message: string | undefined): ExecutorEvent {

@@ -3,16 +3,19 @@
 // The program leads its own process group, so stopping it stops everything it started.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { DEFAULTS } from '../../contract.js';
 import { UsageError } from '../../errors.js';
 import type { StreamFormat } from '../../loop/types.js';
 import { agentEnvironment, type Executor, type ExecutorEvent, type ExecutorRunOptions } from '../types.js';
-import { ClaudeStreamDecoder } from './claude-stream.js';
-import { CodexStreamDecoder } from './codex-stream.js';
+import { EchoFilter } from './echo-filter.js';
 import { EventQueue } from './event-queue.js';
+import { decoderFor, newFormatMemory, stopPlan, type FormatMemory } from './formats.js';
 import { JsonEventStream, MAX_JSON_LINE_BYTES } from './json-stream.js';
-import { terminateProcessGroup } from '../process-group.js';
-import { argsForRun } from './resume-args.js';
+import { signalGroup, terminateProcessGroup } from '../process-group.js';
+import { argsForRun, budgetArgs, canResume } from './resume-args.js';
+import { PlainLimits } from './plain-limits.js';
+import { StderrTail } from './stderr-tail.js';
 
 export interface CommandExecutorOptions {
   /** Program and arguments, run without a shell. */
@@ -32,6 +35,8 @@ export interface CommandExecutorTuning {
   maxJsonLineBytes?: number;
   /** Events waiting for the consumer before the program's output is paused. */
   highWater?: number;
+  /** How long an agent asked to stop gracefully (SIGINT) may take before TERM; default per format. */
+  gracefulStopMs?: number;
 }
 
 const DEFAULT_DRAIN_MS = 2_000;
@@ -42,6 +47,7 @@ const FORCE_CLOSE_AFTER_MS = 100;
 /** What one executor remembers across iterations of a run. */
 interface SessionMemory {
   id: string | undefined;
+  formats: FormatMemory;
 }
 
 export function createCommandExecutor(options: CommandExecutorOptions, tuning: CommandExecutorTuning = {}): Executor {
@@ -52,10 +58,14 @@ export function createCommandExecutor(options: CommandExecutorOptions, tuning: C
       "give it after -- (ralph exec plan.md -- claude -p …) or as the plan's command: list",
     );
   }
-  const session: SessionMemory = { id: undefined };
+  const session: SessionMemory = { id: undefined, formats: newFormatMemory() };
+  const format = options.streamFormat ?? 'text';
   return {
     name: 'command',
     run: (runOptions) => runProgram(options, tuning, runOptions, session),
+    // Text: an arbitrary program that may keep its own state (RALPH_FRESH_CONTEXT tells it); a
+    // JSON format continues only a session the agent reported.
+    canContinue: () => (format === 'text' ? undefined : canResume(format) && session.id !== undefined),
   };
 }
 
@@ -97,7 +107,7 @@ async function* runProgram(
   const [program, ...baseArgs] = options.command as [string, ...string[]];
   // A fresh context must not fall back to an older session if this iteration reports none.
   if (run.fresh) session.id = undefined;
-  const args = argsForRun(format, baseArgs, session.id);
+  const args = [...argsForRun(format, baseArgs, session.id), ...budgetArgs(format, baseArgs, run.budgetUsd)];
 
   if (run.signal.aborted) {
     yield { type: 'exit', code: null, signal: null, error: 'stopped before it started' };
@@ -137,13 +147,25 @@ async function* runProgram(
   // The loop records the group so that a crashed ralph's orphan can be stopped on --resume.
   if (pid !== undefined) emit({ type: 'process', pid });
 
-  const json =
-    format === 'text'
-      ? undefined
-      : new JsonEventStream(
-          format === 'claude-json' ? new ClaudeStreamDecoder() : new CodexStreamDecoder(),
-          tuning.maxJsonLineBytes ?? MAX_JSON_LINE_BYTES,
-        );
+  const decoder = decoderFor(format, session.formats);
+  const json = decoder === undefined ? undefined : new JsonEventStream(decoder, tuning.maxJsonLineBytes ?? MAX_JSON_LINE_BYTES);
+  // Text: ralph's own prompt echoed back is logged, never read as the agent's words.
+  const echo = json === undefined ? { stdout: new EchoFilter(run.prompt.text), stderr: new EchoFilter(run.prompt.text) } : undefined;
+  const stderrTail = new StderrTail();
+  // Text: the CLIs' own limit notices become limit events (the decoders do it for JSON formats).
+  const limits = echo === undefined ? undefined : { stdout: new PlainLimits(), stderr: new PlainLimits() };
+  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  const emitText = (stream: 'stdout' | 'stderr', pieces: { kind: 'text' | 'log'; chunk: Buffer }[], last = false): void => {
+    // A chunk held whole (it may still be the prompt's echo) is proof of life all the same.
+    if (pieces.length === 0 && !last) emit({ type: 'activity' });
+    for (const p of pieces) {
+      if (p.kind === 'text') {
+        emit({ type: 'text', stream, chunk: p.chunk });
+        for (const e of limits![stream].push(decoders[stream].write(p.chunk))) emit(e);
+      } else emit({ type: 'log', stream, chunk: p.chunk });
+    }
+    if (last) for (const e of limits![stream].push(decoders[stream].end()).concat(limits![stream].end())) emit(e);
+  };
 
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   let pipesClosed = false;
@@ -152,6 +174,23 @@ async function* runProgram(
   const stopGroup = (): Promise<void> => {
     if (pid === undefined) return Promise.resolve();
     stopping ??= terminateProcessGroup(pid, killGraceMs);
+    return stopping;
+  };
+  // Asked to stop: agents that stop cleanly on SIGINT (and report their cost then) get it first,
+  // and a while to exit by themselves, before TERM and KILL (docs/agents.md, "Stopping an agent").
+  const plan = stopPlan(format);
+  const gracefulMs = tuning.gracefulStopMs ?? plan.waitMs;
+  let exited: () => void = () => {};
+  const exitedPromise = new Promise<void>((resolve) => (exited = resolve));
+  const stopGracefully = (): Promise<void> => {
+    if (pid === undefined || plan.first !== 'SIGINT' || gracefulMs <= 0 || exitInfo !== undefined) return stopGroup();
+    stopping ??= (async () => {
+      signalGroup(pid, 'SIGINT');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exitedPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, gracefulMs)))]);
+      clearTimeout(timer);
+      await terminateProcessGroup(pid, killGraceMs);
+    })();
     return stopping;
   };
   const destroyPipes = (): void => {
@@ -166,18 +205,20 @@ async function* runProgram(
     if (queue.isPaused) setTimeout(closeWhenQuiet, FORCE_CLOSE_AFTER_MS);
     else destroyPipes();
   };
-  const stopAndClose = (): void => {
-    void stopGroup().then(() => setTimeout(closeWhenQuiet, FORCE_CLOSE_AFTER_MS));
+  const stopAndClose = (graceful = false): void => {
+    void (graceful ? stopGracefully() : stopGroup()).then(() => setTimeout(closeWhenQuiet, FORCE_CLOSE_AFTER_MS));
   };
 
   // Text: chunks as they come (Buffers; the parser splits lines itself). JSON: stdout decoded,
   // stderr only logged. Every chunk yields at least one event: proof of life for the watchdog.
   child.stdout.on('data', (chunk: Buffer) => {
-    if (json === undefined) emit({ type: 'text', stream: 'stdout', chunk });
-    else for (const event of json.push(chunk)) emit(event);
+    if (echo !== undefined) emitText('stdout', echo.stdout.push(chunk));
+    else for (const event of json!.push(chunk)) emit(event);
   });
   child.stderr.on('data', (chunk: Buffer) => {
-    emit(json === undefined ? { type: 'text', stream: 'stderr', chunk } : { type: 'log', stream: 'stderr', chunk });
+    stderrTail.push(chunk);
+    if (echo !== undefined) emitText('stderr', echo.stderr.push(chunk));
+    else emit({ type: 'log', stream: 'stderr', chunk });
   });
 
   child.on('error', (error) => {
@@ -189,6 +230,7 @@ async function* runProgram(
 
   child.on('exit', (code, signal) => {
     exitInfo = { code, signal };
+    exited();
     // A background process the program left behind may hold its output open forever.
     const checkDrained = (): void => {
       if (pipesClosed) return;
@@ -211,14 +253,19 @@ async function* runProgram(
     if (queue.isClosed) return; // never started: already reported
     void (async () => {
       if (json !== undefined) for (const event of json.end()) emit(event);
+      if (echo !== undefined) {
+        emitText('stdout', echo.stdout.end(), true);
+        emitText('stderr', echo.stderr.end(), true);
+      }
       // What the program left running in its group ends with it, so an iteration leaves nothing behind.
       await stopGroup();
-      emit({ type: 'exit', code: exitInfo?.code ?? code, signal: exitInfo?.signal ?? signal });
+      const tail = stderrTail.lines();
+      emit({ type: 'exit', code: exitInfo?.code ?? code, signal: exitInfo?.signal ?? signal, ...(tail !== undefined ? { stderrTail: tail } : {}) });
       queue.close();
     })();
   });
 
-  const onAbort = (): void => stopAndClose();
+  const onAbort = (): void => stopAndClose(true);
   run.signal.addEventListener('abort', onAbort, { once: true });
 
   child.stdin.on('error', () => {

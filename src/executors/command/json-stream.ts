@@ -29,7 +29,13 @@ export class JsonEventStream {
 
   /** Events for a last line without a line end. */
   end(): ExecutorEvent[] {
-    return this.read(this.lines.end());
+    const out = this.read(this.lines.end());
+    try {
+      out.push(...(this.decoder.end?.() ?? []));
+    } catch (error) {
+      out.push({ type: 'warning', message: bounded(`${this.decoder.format}: could not finish the stream: ${String(error)}`, WARNING_MAX) });
+    }
+    return out;
   }
 
   private read(items: SplitItem[]): ExecutorEvent[] {

@@ -8,4 +8,6 @@ export interface StreamDecoder {
   /** Names the format in warnings ("claude-json"). */
   readonly format: string;
   decode(event: JsonObject): ExecutorEvent[];
+  /** The stream ended: what is still owed (an estimate of usage when no final report came). */
+  end?(): ExecutorEvent[];
 }

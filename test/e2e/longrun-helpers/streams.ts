@@ -28,5 +28,7 @@ export const codex = {
   message: (id: string, text: string): Step => line({ type: 'item.completed', item: { id, type: 'agent_message', text } }),
   command: (id: string, command: string, output: string, exitCode = 0): Step =>
     line({ type: 'item.completed', item: { id, type: 'command_execution', command, aggregated_output: output, exit_code: exitCode, status: 'completed' } }),
-  turnDone: (): Step => line({ type: 'turn.completed', usage: { input_tokens: 100, cached_input_tokens: 0, output_tokens: 20 } }),
+  /** `times`: how many turns the thread has had; a resumed codex reports the thread's running total. */
+  turnDone: (times = 1): Step =>
+    line({ type: 'turn.completed', usage: { input_tokens: 100 * times, cached_input_tokens: 0, output_tokens: 20 * times } }),
 };

@@ -23,7 +23,7 @@ afterEach(() => {
   expect(OWN_AGENTS.flatMap((agent) => runningWith(`${AGENTS}${agent}`))).toEqual([]);
 });
 
-const OWN_AGENTS = ['echo-agent.mjs', 'flood.mjs', 'leaves-background.mjs', 'replay.mjs', 'stubborn.mjs', 'two-chunks.mjs'];
+const OWN_AGENTS = ['echo-agent.mjs', 'flood.mjs', 'leaves-background.mjs', 'replay.mjs', 'stubborn.mjs', 'two-chunks.mjs', 'sigint-result.mjs'];
 
 function runOptions(over: Partial<ExecutorRunOptions> = {}): ExecutorRunOptions {
   return {
@@ -61,13 +61,14 @@ describe('command executor: text', () => {
     expect(report.cwd).toBe(dir);
     expect(textOf(events, 'stderr')).toBe('echo-agent: done\n');
     expect(events.filter((e) => e.type === 'text').every((e) => Buffer.isBuffer((e as { chunk: unknown }).chunk))).toBe(true);
-    expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null });
+    // The last lines of stderr travel with the exit, to say why an agent failed.
+    expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null, stderrTail: 'echo-agent: done' });
     expect(events.filter((e) => e.type === 'exit')).toHaveLength(1);
   });
 
   it('reports the exit code', async () => {
     const events = await collect(executor([node, `${AGENTS}echo-agent.mjs`, '3']).run(runOptions()));
-    expect(lastOf(events)).toEqual({ type: 'exit', code: 3, signal: null });
+    expect(lastOf(events)).toEqual({ type: 'exit', code: 3, signal: null, stderrTail: 'echo-agent: done' });
   });
 
   it('hands over each chunk as it comes, a half line included', async () => {
@@ -84,6 +85,15 @@ describe('command executor: text', () => {
     }
     expect(chunks).toEqual(['partial ', 'line\n']);
     expect(exit).toEqual({ type: 'exit', code: 0, signal: null });
+  });
+
+  it("reports a CLI's own usage-limit notice as a limit event, split across chunks or not", async () => {
+    const script = 'process.stdout.write("working\\nClaude AI usage limit "); setTimeout(() => process.stdout.write("reached|1764112800\\n"), 50)';
+    const events = await collect(executor([node, '-e', script]).run(runOptions()));
+    expect(events.filter((e) => e.type === 'limit')).toEqual([
+      { type: 'limit', kind: 'usage', message: 'Claude AI usage limit reached|1764112800', resetsAt: 1764112800_000 },
+    ]);
+    expect(textOf(events)).toBe('working\nClaude AI usage limit reached|1764112800\n');
   });
 
   it('is fine with a program that never reads its stdin, however long the prompt', async () => {
@@ -189,6 +199,39 @@ describe('command executor: stopping', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('claude-json: SIGINT first, so the agent reports its cost before it goes', async () => {
+    const controller = new AbortController();
+    const events: ExecutorEvent[] = [];
+    const ex = executor([node, `${AGENTS}sigint-result.mjs`], { streamFormat: 'claude-json', killGraceMs: 2_000 }, { gracefulStopMs: 5_000 });
+    for await (const e of ex.run(runOptions({ signal: controller.signal }))) {
+      events.push(e);
+      if (e.type === 'text') controller.abort();
+    }
+    expect(events.filter((e) => e.type === 'usage')).toEqual([
+      { type: 'usage', tokens: { input: 700, output: 90, cacheRead: 50, cacheWrite: 5 }, costUsd: 0.53 },
+    ]);
+    expect(lastOf(events)).toMatchObject({ type: 'exit', code: 130 });
+  });
+
+  it('claude-json: an agent that ignores SIGINT is TERMed after the wait, and its per-message usage counts as an estimate', async () => {
+    const controller = new AbortController();
+    const events: ExecutorEvent[] = [];
+    let abortedAt = 0;
+    const ex = executor([node, `${AGENTS}sigint-result.mjs`, 'deaf'], { streamFormat: 'claude-json', killGraceMs: 2_000 }, { gracefulStopMs: 300 });
+    for await (const e of ex.run(runOptions({ signal: controller.signal }))) {
+      events.push(e);
+      if (e.type === 'text') {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
+    expect(Date.now() - abortedAt).toBeGreaterThanOrEqual(280);
+    expect(events.filter((e) => e.type === 'usage')).toEqual([
+      { type: 'usage', tokens: { input: 700, output: 1, cacheRead: 50, cacheWrite: 5 }, costUsd: null, estimate: true },
+    ]);
+    expect(lastOf(events)).toMatchObject({ type: 'exit', code: 143 });
+  });
+
   it('kills the group when the consumer stops reading early', async () => {
     let pids: { pid: number; grandchild: number } | undefined;
     for await (const e of executor([node, `${AGENTS}stubborn.mjs`, MARKER], { killGraceMs: 200 }).run(runOptions())) {
@@ -227,7 +270,7 @@ describe('command executor: claude-json', () => {
     expect(events).toContainEqual({ type: 'usage', tokens: { input: 4252, output: 239, cacheRead: 8020, cacheWrite: 4430 }, costUsd: 0.0412 });
     expect(events).toContainEqual({ type: 'session', id: '3f1c2a9e-5b7d-4e21-9a0c-8d2f6b1e4c77' });
     expect(textOf(events, 'stderr')).toBe(''); // stderr is logged, never parsed
-    expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null });
+    expect(lastOf(events)).toMatchObject({ type: 'exit', code: 0, signal: null });
   });
 
   it('continues the session with --resume on a non-fresh iteration, and starts anew on a fresh one', async () => {
@@ -250,10 +293,11 @@ describe('command executor: claude-json', () => {
     for (const iteration of [1, 2]) {
       const events = await collect(ex.run(runOptions({ iteration, fresh: true })));
       const warnings = events.filter((e) => e.type === 'warning').map((e) => (e as { message: string }).message);
+      const errors = events.filter((e) => e.type === 'error').map((e) => (e as { message: string }).message);
       expect(warnings.filter((w) => w.includes('not a JSON event'))).toHaveLength(1);
-      expect(warnings).toContain('claude reported an error (error_max_turns): max turns (30) reached');
+      expect(errors).toContain('claude reported an error (error_max_turns): max turns (30) reached');
       expect(textOf(events)).not.toContain('PLAN_COMPLETE');
-      expect(lastOf(events)).toEqual({ type: 'exit', code: 0, signal: null });
+      expect(lastOf(events)).toMatchObject({ type: 'exit', code: 0, signal: null });
     }
   });
 });

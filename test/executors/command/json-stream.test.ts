@@ -64,7 +64,7 @@ describe('claude-json', () => {
       { type: 'tool', name: 'Task', summary: 'Check the tests' },
       { type: 'warning', message: expect.stringMatching(/^claude-json: a stdout line is not a JSON event .*\[hook\] pre-commit/) },
       { type: 'usage', tokens: { input: 1200, output: 220, cacheRead: 4000, cacheWrite: 300 }, costUsd: 0.5 },
-      { type: 'warning', message: 'claude reported an error (error_max_turns): max turns (30) reached' },
+      { type: 'error', message: 'claude reported an error (error_max_turns): max turns (30) reached' },
     ]);
   });
 
@@ -113,7 +113,7 @@ describe('claude-json', () => {
       { type: 'tool', name: 'tool', summary: '', phase: 'call' },
       { type: 'tool', name: 'tool', summary: '', error: '' },
       { type: 'usage', tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, costUsd: null },
-      { type: 'warning', message: 'claude reported an error (error)' },
+      { type: 'error', message: 'claude reported an error' },
     ]);
   });
 
@@ -170,8 +170,10 @@ describe('codex-json', () => {
       { type: 'tool', name: 'docs.search', summary: '{"q":"resume"}', error: 'server not reachable' },
       { type: 'tool', name: 'web_search', summary: 'codex exec resume' },
       { type: 'warning', message: expect.stringMatching(/^codex-json: a stdout line is not a JSON event .*codex printed a banner/) },
-      { type: 'warning', message: 'codex error: stream disconnected; retrying' },
-      { type: 'warning', message: 'codex turn failed: rate limited' },
+      { type: 'error', message: 'codex error: stream disconnected; retrying' },
+      { type: 'error', message: 'codex turn failed: rate limited' },
+      // A rate limit is a limit the loop waits on, not a failure.
+      { type: 'limit', kind: 'rate', message: 'codex turn failed: rate limited' },
       { type: 'usage', tokens: { input: 400, output: 50, cacheRead: 600, cacheWrite: 0 }, costUsd: null },
     ]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argsForRun } from '../../../src/executors/command/resume-args.js';
+import { argsForRun, budgetArgs } from '../../../src/executors/command/resume-args.js';
 
 describe('argsForRun', () => {
   it.each([
@@ -12,6 +12,12 @@ describe('argsForRun', () => {
     ['codex-json', ['exec', '--json', 'resume', '--last'], 'T1', ['exec', '--json', 'resume', '--last']],
     ['codex-json', ['exec', '--json'], undefined, ['exec', '--json']],
     ['text', ['--flag'], 'S1', ['--flag']],
+    ['gemini-json', ['--output-format', 'stream-json'], 'G1', ['--output-format', 'stream-json', '--resume', 'G1']],
+    ['opencode-json', ['run', '--format', 'json'], 'ses_1', ['run', '--format', 'json', '--session', 'ses_1']],
+    ['opencode-json', ['run', '-s', 'mine'], 'ses_1', ['run', '-s', 'mine']],
+    ['qwen-json', ['--output-format', 'stream-json'], 'Q1', ['--output-format', 'stream-json', '--resume', 'Q1']],
+    ['cursor-json', ['-p'], 'C1', ['-p', '--resume', 'C1']],
+    ['amp-json', ['-x', '--stream-json'], 'T-1', ['-x', '--stream-json']],
   ] as const)('%s %j with session %s → %j', (format, args, session, expected) => {
     expect(argsForRun(format, args, session)).toEqual(expected);
   });
@@ -20,5 +26,15 @@ describe('argsForRun', () => {
     const args = ['exec', '--json', '-'];
     argsForRun('codex-json', args, 'T1');
     expect(args).toEqual(['exec', '--json', '-']);
+  });
+});
+
+describe('budgetArgs', () => {
+  it('hands Claude Code what is left of --max-cost; nothing for others, or when the command sets it', () => {
+    expect(budgetArgs('claude-json', ['-p'], 0.3)).toEqual(['--max-budget-usd', '0.3000']);
+    expect(budgetArgs('claude-json', ['-p', '--max-budget-usd', '1'], 0.3)).toEqual([]);
+    expect(budgetArgs('claude-json', ['-p'], undefined)).toEqual([]);
+    expect(budgetArgs('claude-json', ['-p'], 0)).toEqual([]);
+    expect(budgetArgs('codex-json', ['exec'], 0.3)).toEqual([]);
   });
 });
