@@ -63,13 +63,13 @@ export async function parseFile(path: string, out: NodeJS.WritableStream): Promi
   const sink = new NdjsonSink(out);
   const parser = new SignalParser(sink.add);
   const fd = openSync(path, 'r');
+  // The parser never keeps a chunk it was given, so one buffer serves every read.
+  const chunk = Buffer.allocUnsafe(CHUNK);
   try {
     for (;;) {
-      // Read straight into the parser's scan memory: no copy.
-      const target = parser.fillBuffer(CHUNK);
-      const n = readSync(fd, target, 0, target.length, null);
+      const n = readSync(fd, chunk, 0, CHUNK, null);
       if (n === 0 || sink.closed) break;
-      parser.pushFilled(n);
+      parser.push(n === CHUNK ? chunk : chunk.subarray(0, n));
       if (sink.full) await sink.flush();
     }
   } finally {

@@ -1,14 +1,13 @@
-// The incremental signal parser (CONTRACT §1–2). Fed raw chunks of one stream; skips the lines
-// that cannot matter (quiet-lines.ts: a SIMD WebAssembly scan, or a native byte search where
-// WebAssembly is missing) and looks closely only at the few that can (those that start with '#',
-// 'L', a fence character, or hold an observation). A chunk is copied once into the scanner's
-// memory; beyond that only a line split across chunks is kept, in one bounded buffer.
+// The incremental signal parser (docs/signals.md, docs/parser.md). Fed raw chunks of one stream;
+// skips the lines that cannot matter (quiet-lines.ts: one native search for each line end) and
+// looks closely only at the few that can (those that start with '#', 'L', a fence character, or
+// hold an observation). Chunks are read where they lie, never copied; only a line split across
+// chunks is kept, in one bounded buffer.
 import { DEFAULTS, LOOP_COMPLETE_LINE, type SignalClass, type SignalName } from '../contract.js';
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
 import { byFirstByte, NeedleCursor } from './needle.js';
-import { skipQuietLines, skipQuietLinesWasm, type LineSkip } from './quiet-lines.js';
-import { createWasmLineScan, SCAN_CAPACITY, TAG } from './wasm-line-scan.js';
+import { skipQuietLines, type LineSkip } from './quiet-lines.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
 
@@ -28,8 +27,8 @@ export interface SignalParserOptions {
   maxObservationBytes?: number;
 }
 
-const OPEN_TAG = Buffer.from(TAG);
-const findOpenTagJs = byFirstByte(OPEN_TAG);
+// '<' is common in agents' output (stack traces, generics), "<o" much less: see needle.ts.
+const OPEN_TAG = Buffer.from('<observation');
 const CLOSE_TAG = Buffer.from('</observation>');
 const LOOP_COMPLETE = Buffer.from(LOOP_COMPLETE_LINE);
 const LOOP_L = LOOP_COMPLETE[0]!;
@@ -66,11 +65,7 @@ export class SignalParser {
   private lineNo = 1;
   private fence: OpenFence | undefined;
   private observation: OpenObservation | undefined;
-  private readonly wasm = createWasmLineScan();
-  /** The next `<observation` in a chunk (with the scanner, chunks are views of its memory from 0). */
-  private readonly findOpenTag = (buf: Buffer, from: number): number =>
-    this.wasm ? this.wasm.findTag(from, buf.length) : findOpenTagJs(buf, from);
-  private readonly opens = new NeedleCursor(OPEN_TAG, this.findOpenTag);
+  private readonly opens = new NeedleCursor(OPEN_TAG, byFirstByte(OPEN_TAG));
   private readonly closes = new NeedleCursor(CLOSE_TAG);
   private readonly skip: LineSkip = { lines: 0, lineEnd: -1 };
   /** Lines longer than the bound, and bytes dropped from them. */
@@ -90,6 +85,10 @@ export class SignalParser {
     return this.lineNo;
   }
 
+  /**
+   * The stream's next chunk. It is read before push() returns and never kept: the caller may
+   * reuse its buffer for the next chunk.
+   */
   push(chunk: Uint8Array | string): void {
     const buf =
       typeof chunk === 'string'
@@ -97,40 +96,8 @@ export class SignalParser {
         : Buffer.isBuffer(chunk)
           ? chunk
           : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const wasm = this.wasm;
-    if (!wasm) {
-      this.pushBuffer(buf);
-      return;
-    }
-    // Copied into the scanner's memory, in pieces it can hold; nothing keeps a reference to the
-    // scratch once pushBuffer returns (split lines and observations are copied out).
-    for (let at = 0; at < buf.length; at += SCAN_CAPACITY) {
-      const n = Math.min(SCAN_CAPACITY, buf.length - at);
-      buf.copy(wasm.scratch, 0, at, at + n);
-      this.pushBuffer(n === SCAN_CAPACITY ? wasm.scratch : wasm.scratch.subarray(0, n));
-    }
+    this.pushBuffer(buf);
   }
-
-  /**
-   * For a caller that reads the stream itself: a buffer to read the next chunk into, which saves
-   * push() its copy. Valid until the next call into the parser; hand the bytes over with
-   * pushFilled(). At most `size` bytes long.
-   */
-  fillBuffer(size: number): Buffer {
-    const wasm = this.wasm;
-    if (wasm) return size >= SCAN_CAPACITY ? wasm.scratch : wasm.scratch.subarray(0, size);
-    if (this.own === undefined || this.own.length < size) this.own = Buffer.allocUnsafe(size);
-    return this.own.length === size ? this.own : this.own.subarray(0, size);
-  }
-
-  /** The first `n` bytes of the buffer fillBuffer() gave are the stream's next chunk. */
-  pushFilled(n: number): void {
-    if (n === 0) return;
-    const filled = this.wasm ? this.wasm.scratch : this.own!;
-    this.pushBuffer(n === filled.length ? filled : filled.subarray(0, n));
-  }
-
-  private own: Buffer | undefined;
 
   private pushBuffer(buf: Buffer): void {
     this.opens.forget();
@@ -159,25 +126,14 @@ export class SignalParser {
         let stop = len;
         if (this.fence === undefined) {
           if (openAt < pos) {
-            openAt = this.findOpenTag(buf, pos);
+            openAt = this.opens.find(buf, pos, len);
             if (openAt === -1) openAt = len;
           }
           stop = openAt;
         }
-        pos = this.wasm ? skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip) : skipQuietLines(buf, pos, stop, maxLine, skip);
+        pos = skipQuietLines(buf, pos, stop, maxLine, skip);
         this.lineNo += skip.lines;
         nl = skip.lineEnd;
-      } else if (this.wasm && this.observation.src === buf && this.observation.to === pos && !this.observation.inStartTag) {
-        // Inside an element kept as a range of this chunk: the lines before the one with its
-        // closing tag need no closer look unless they start like a signal (reported as ignored),
-        // and the range just grows over them. The bound on its size stops the skip too.
-        const obs = this.observation;
-        const close = this.closes.find(buf, pos, len);
-        const stop = Math.min(close === -1 ? len : close, obs.from + this.maxObservation);
-        pos = skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip);
-        this.lineNo += skip.lines;
-        nl = skip.lineEnd;
-        obs.to = pos;
       } else {
         nl = buf.indexOf(LF, pos);
       }

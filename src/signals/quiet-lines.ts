@@ -3,7 +3,6 @@
 // native search for the line end, then a look at the first non-blank byte. Kept small and
 // separate so that V8 optimises it within the first chunk.
 
-import type { WasmLineScan } from './wasm-line-scan.js';
 import { CR, HASH, LF, SIGNIFICANT_FIRST_BYTES, SPACE, TAB, UPPER_L, UPPER_O } from './bytes.js';
 
 
@@ -45,14 +44,6 @@ export function skipQuietLines(buf: Buffer, pos: number, stop: number, maxLine: 
   }
   out.lines = lines;
   return pos;
-}
-
-/** skipQuietLines for a chunk held in `scanner`'s memory (`buf` is a view of it from byte 0). */
-export function skipQuietLinesWasm(scanner: WasmLineScan, buf: Buffer, pos: number, stop: number, maxLine: number, out: LineSkip): number {
-  const start = scanner.scan(pos, buf.length, stop, Math.min(maxLine, 0x7fffffff));
-  out.lines = scanner.results[0]!;
-  out.lineEnd = scanner.results[1]!;
-  return start;
 }
 
 /** A closer, still cheap, look at a line whose first non-blank byte is in MAYBE. */
