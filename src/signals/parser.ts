@@ -67,7 +67,13 @@ export class SignalParser {
   private observation: OpenObservation | undefined;
   private readonly opens = new NeedleCursor(OPEN_TAG, byFirstByte(OPEN_TAG));
   private readonly closes = new NeedleCursor(CLOSE_TAG);
-  private readonly skip: LineSkip = { lines: 0, lineEnd: -1 };
+  private readonly skip: LineSkip = { lines: 0, cr: 0 };
+  /** The first CR at or after where reading is in the current chunk (its length: none); -1: not looked for. */
+  private cr = -1;
+  /** Whether the last byte carried (kept or dropped) is a CR. */
+  private carryEndsInCR = false;
+  /** The byte that ended the line being read: LF, or a lone CR. */
+  private lineEndByte = LF;
   /** Lines longer than the bound, and bytes dropped from them. */
   cutLines = 0;
   cutBytes = 0;
@@ -100,27 +106,43 @@ export class SignalParser {
   }
 
   private pushBuffer(buf: Buffer): void {
+    const len = buf.length;
+    // Nothing to read, and nothing to decide: a carried CR still waits for its next byte.
+    if (len === 0) return;
     this.opens.forget();
     this.closes.forget();
-    const len = buf.length;
+    this.cr = -1;
     const maxLine = this.maxLine;
     let pos = 0;
     if (this.carryLen > 0 || this.carryDropped > 0) {
-      const nl = buf.indexOf(LF, 0);
-      if (nl === -1) {
-        this.keep(buf, 0, len);
-        return;
+      if (this.carryEndsInCR) {
+        // The carried line ended with a CR: with this chunk's first byte it is a CRLF, or else
+        // the CR alone ended it.
+        if (buf[0] === LF) {
+          this.lineEndByte = LF;
+          pos = 1;
+        } else {
+          if (this.carryDropped > 0) this.carryDropped--;
+          else this.carryLen--;
+          this.lineEndByte = CR;
+        }
+      } else {
+        const end = this.lineEnd(buf, 0);
+        if (end === -1) {
+          this.keep(buf, 0, len);
+          return;
+        }
+        this.keep(buf, 0, end);
+        this.lineEndByte = buf[end]!;
+        pos = end + 1;
       }
-      this.keep(buf, 0, nl);
       this.endCarriedLine();
       this.lineNo++;
-      pos = nl + 1;
     }
     // Where the next `<observation` of this chunk is (len: none); -1: not looked for yet.
     let openAt = -1;
     const skip = this.skip;
     while (pos < len) {
-      let nl: number;
       if (this.observation === undefined) {
         // Outside a fence an observation may open; inside one only the fence's end matters.
         let stop = len;
@@ -131,29 +153,58 @@ export class SignalParser {
           }
           stop = openAt;
         }
+        skip.cr = this.nextCR(buf, pos);
         pos = skipQuietLines(buf, pos, stop, maxLine, skip);
+        this.cr = skip.cr;
         this.lineNo += skip.lines;
-        nl = skip.lineEnd;
-      } else {
-        nl = buf.indexOf(LF, pos);
       }
-      if (nl === -1) break;
-      if (nl - pos > maxLine && !(nl - pos === maxLine + 1 && buf[nl - 1] === CR)) {
-        this.countCut(nl - pos - maxLine);
+      const end = this.lineEnd(buf, pos);
+      if (end === -1) break;
+      this.lineEndByte = buf[end]!;
+      if (end - pos > maxLine && !(end - pos === maxLine + 1 && buf[end - 1] === CR)) {
+        this.countCut(end - pos - maxLine);
         this.readLine(buf, pos, pos + maxLine, true, true);
       } else {
-        this.readLine(buf, pos, nl, false, true);
+        this.readLine(buf, pos, end, false, true);
       }
       this.lineNo++;
-      pos = nl + 1;
+      pos = end + 1;
     }
     if (pos < len) this.keep(buf, pos, len);
     if (this.observation) this.copyOutObservation();
   }
 
+  /** The first CR at or after `pos` in this chunk, or its length when there is none. */
+  private nextCR(buf: Buffer, pos: number): number {
+    if (this.cr < pos) {
+      const at = buf.indexOf(CR, pos);
+      this.cr = at === -1 ? buf.length : at;
+    }
+    return this.cr;
+  }
+
+  /**
+   * Where the line starting at `pos` ends: its LF, or a CR that no LF follows (the CR of a CRLF is
+   * part of the line, as it always was, and trimmed where it matters). -1 when the chunk ends
+   * first, or ends in a CR, which may be half of a CRLF split across chunks.
+   */
+  private lineEnd(buf: Buffer, pos: number): number {
+    const nl = buf.indexOf(LF, pos);
+    const cr = this.nextCR(buf, pos);
+    if (cr >= (nl === -1 ? buf.length : nl) - 1) return nl;
+    return cr;
+  }
+
   /** The stream is over: the last line (if unterminated) is read, and open elements are closed. */
   end(): void {
     if (this.carryLen > 0 || this.carryDropped > 0) {
+      if (this.carryEndsInCR) {
+        if (this.carryDropped > 0) this.carryDropped--;
+        else this.carryLen--;
+        this.lineEndByte = CR;
+      } else {
+        this.lineEndByte = LF;
+      }
       this.endCarriedLine();
       this.lineNo++;
     }
@@ -178,6 +229,7 @@ export class SignalParser {
   reset(): void {
     this.carryLen = 0;
     this.carryDropped = 0;
+    this.carryEndsInCR = false;
     this.lineNo = 1;
     this.fence = undefined;
     this.observation = undefined;
@@ -205,6 +257,7 @@ export class SignalParser {
       this.carryLen += take;
     }
     this.carryDropped += end - start - Math.max(take, 0);
+    if (end > start) this.carryEndsInCR = buf[end - 1] === CR;
   }
 
   private endCarriedLine(): void {
@@ -213,6 +266,7 @@ export class SignalParser {
     this.readLine(this.carry, 0, cut ? this.maxLine : this.carryLen, cut, false);
     this.carryLen = 0;
     this.carryDropped = 0;
+    this.carryEndsInCR = false;
   }
 
   /** One line [start, end) of `buf`, without its LF. `inChunk`: buf is the chunk itself, not the carry. */
@@ -373,9 +427,9 @@ export class SignalParser {
   private collect(buf: Buffer, from: number, to: number, newline: boolean): void {
     const obs = this.observation!;
     if (obs.src !== undefined) {
-      // Still one unbroken range of the chunk: the newline added is the LF that is there.
+      // Still one unbroken range of the chunk: the line end added is the one that is there.
       const next = to + (newline ? 1 : 0);
-      if (buf === obs.src && from === obs.to && (!newline || buf[to] === LF) && next - obs.from <= this.maxObservation) {
+      if (buf === obs.src && from === obs.to && (!newline || buf[to] === this.lineEndByte) && next - obs.from <= this.maxObservation) {
         obs.to = next;
         return;
       }
@@ -389,7 +443,7 @@ export class SignalParser {
     }
     obs.dropped += to - from - Math.max(take, 0);
     if (newline && obs.bytes < this.maxObservation) {
-      obs.parts.push(NEWLINE);
+      obs.parts.push(this.lineEndByte === CR ? LONE_CR : NEWLINE);
       obs.bytes++;
     }
   }
@@ -426,6 +480,7 @@ export class SignalParser {
 }
 
 const NEWLINE = Buffer.from('\n');
+const LONE_CR = Buffer.from('\r');
 
 
 function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): number {

@@ -13,36 +13,42 @@ for (const b of SIGNIFICANT_FIRST_BYTES) MAYBE[b] = 1;
 export interface LineSkip {
   /** Lines skipped. */
   lines: number;
-  /** The LF ending the line where the skip stopped, or -1 when that line is unterminated. */
-  lineEnd: number;
+  /**
+   * In: the first CR at or after `pos`, or buf.length when there is none. Out: the same for
+   * where the skip stopped.
+   */
+  cr: number;
 }
 
 /**
- * Skips, from `pos`, the lines that need no closer look outside an observation: not longer than
- * `maxLine`, not holding `stop` (the next `<observation`; buf.length when there is none or it
- * does not matter), and not starting (after blanks) like a signal, a fence or the claim. Returns
- * where the first other line starts.
+ * Skips, from `pos`, the lines that need no closer look outside an observation: ended by an LF
+ * (or a CRLF) in this chunk, not longer than `maxLine`, not holding `stop` (the next
+ * `<observation`; buf.length when there is none or it does not matter), holding no other CR, and
+ * not starting (after blanks) like a signal, a fence or the claim. Returns where the first other
+ * line starts.
  */
 export function skipQuietLines(buf: Buffer, pos: number, stop: number, maxLine: number, out: LineSkip): number {
   let lines = 0;
+  let cr = out.cr;
   for (;;) {
     const nl = buf.indexOf(LF, pos);
-    if (nl === -1 || nl > stop || nl - pos > maxLine) {
-      out.lineEnd = nl;
-      break;
+    if (nl === -1 || nl > stop || nl - pos > maxLine) break;
+    if (cr < nl) {
+      // A lone CR ends a line too: the parser reads that one. A CRLF's CR is the next CR's cue.
+      if (cr !== nl - 1) break;
+      cr = buf.indexOf(CR, nl + 1);
+      if (cr === -1) cr = buf.length;
     }
     let first = pos;
     let b = buf[first]!;
     // Stops at the LF at the latest.
     while (b === SPACE || b === TAB) b = buf[++first]!;
-    if (MAYBE[b] === 1 && mayMatter(buf, b, first, nl)) {
-      out.lineEnd = nl;
-      break;
-    }
+    if (MAYBE[b] === 1 && mayMatter(buf, b, first, nl)) break;
     lines++;
     pos = nl + 1;
   }
   out.lines = lines;
+  out.cr = cr;
   return pos;
 }
 

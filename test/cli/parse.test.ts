@@ -111,6 +111,20 @@ describe('ralph parse FILE', () => {
     expect(typeof records[3]!.error).toBe('string');
   });
 
+  it('a lone CR ends a line, as LF and CRLF do', async () => {
+    const file = join(tmp, 'lone-cr.txt');
+    writeFileSync(file, 'building 10%\rbuilding 100%\r###PLAN_COMPLETE###\rdone\r\n###BLOCKED:key###\r');
+    const expected = [
+      { kind: 'signal', line: 3, name: 'PLAN_COMPLETE', args: [] },
+      { kind: 'signal', line: 5, name: 'BLOCKED', args: ['key'] },
+    ];
+    const ran = await ralph(['parse', file]);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ndjson(ran.stdout)).toEqual(expected);
+    const fromStdin = await ralph(['parse', '-'], readFileSync(file));
+    expect(ndjson(fromStdin.stdout)).toEqual(expected);
+  });
+
   it('prints nothing for an empty transcript or one of plain text', async () => {
     const empty = join(tmp, 'empty.txt');
     writeFileSync(empty, '');

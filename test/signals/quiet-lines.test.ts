@@ -7,7 +7,8 @@ import { parseText } from './helpers.js';
 
 function skip(text: string, stop?: number, maxLine = 1 << 20): LineSkip & { pos: number } {
   const buf = Buffer.from(text);
-  const out: LineSkip = { lines: 0, lineEnd: -2 };
+  const cr = buf.indexOf('\r');
+  const out: LineSkip = { lines: 0, cr: cr === -1 ? buf.length : cr };
   const pos = skipQuietLines(buf, 0, stop ?? buf.length, maxLine, out);
   return { ...out, pos };
 }
@@ -15,7 +16,7 @@ function skip(text: string, stop?: number, maxLine = 1 << 20): LineSkip & { pos:
 describe('skipQuietLines', () => {
   it('skips prose and code, and stops at the first line that may matter', () => {
     const text = 'Reading a.ts\n  return x;\n\n### Progress\n- [x] done\nLet me see\n  ###BLOCKED:k###\nafter\n';
-    expect(skip(text)).toEqual({ lines: 6, lineEnd: text.indexOf('\nafter'), pos: text.indexOf('  ###BLOCKED') });
+    expect(skip(text)).toEqual({ lines: 6, cr: text.length, pos: text.indexOf('  ###BLOCKED') });
   });
 
   it.each([
@@ -33,7 +34,12 @@ describe('skipQuietLines', () => {
     const text = 'one\ntwo <observation\nthree\n';
     expect(skip(text, text.indexOf('<'))).toMatchObject({ lines: 1, pos: 4 });
     expect(skip('ab\nabcdef\nx\n', undefined, 4)).toMatchObject({ lines: 1, pos: 3 });
-    expect(skip('ab\ncd')).toEqual({ lines: 1, lineEnd: -1, pos: 3 });
+    expect(skip('ab\ncd')).toEqual({ lines: 1, cr: 5, pos: 3 });
+  });
+
+  it('skips CRLF lines and stops at a line with a lone CR, which ends a line too', () => {
+    expect(skip('a\r\nb\r\nc\rd\ne\n')).toEqual({ lines: 2, cr: 7, pos: 6 });
+    expect(skip('a\r\r\nb\n')).toEqual({ lines: 0, cr: 1, pos: 0 });
   });
 
   const line = fc.string({ unit: fc.constantFrom('#', '`', '~', 'L', 'O', ' ', '\t', '\r', 'x', ':', '<', 'P'), maxLength: 16 });
