@@ -16,6 +16,8 @@ export function toRecord(e: ParserEvent): Record<string, unknown> {
       return { kind: 'ignored', line: e.line, name: e.name, args: e.args, text: e.text, why: e.why };
     case 'observation':
       return { kind: 'observation', line: e.line, ...e.record };
+    case 'near_miss':
+      return { kind: 'near_miss', line: e.line, text: e.text, reason: e.reason, hint: e.hint, correct: e.correct };
     default: {
       const never: never = e;
       throw new Error(`unknown parser event ${JSON.stringify(never)}`);

@@ -1,12 +1,13 @@
 // The incremental signal parser (docs/signals.md, docs/parser.md). Fed raw chunks of one stream;
 // skips the lines that cannot matter (quiet-lines.ts: one native search for each line end) and
 // looks closely only at the few that can (those that start with '#', 'L', a fence character, or
-// hold an observation). Chunks are read where they lie, never copied; only a line split across
-// chunks is kept, in one bounded buffer.
-import { DEFAULTS, LOOP_COMPLETE_LINE, type SignalClass, type SignalName } from '../contract.js';
+// hold an observation, a signal-like token or LOOP_COMPLETE). Chunks are read where they lie,
+// never copied; only a line split across chunks is kept, in one bounded buffer.
+import { DEFAULTS, LOOP_COMPLETE_LINE, type NearMissReason, type SignalClass, type SignalName } from '../contract.js';
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
-import { byFirstByte, NeedleCursor } from './needle.js';
+import { byFirstByte, findSignalToken, NeedleCursor } from './needle.js';
+import { boundText, nearMiss, type NearMissVerdict } from './near-miss.js';
 import { skipQuietLines, type LineSkip } from './quiet-lines.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
@@ -18,7 +19,14 @@ export type ParserEvent =
   | { type: 'claim'; line: number; name: typeof LOOP_COMPLETE_LINE }
   | { type: 'malformed'; line: number; text: string; why: string }
   | { type: 'ignored'; line: number; text: string; why: IgnoredWhy; name: string; args: string[] }
-  | { type: 'observation'; line: number; record: ObservationRecord };
+  | { type: 'observation'; line: number; record: ObservationRecord }
+  /**
+   * A line that carries a signal but is not one; never acted on. `text`: the line, trimmed and
+   * bounded; `correct`: the line to write instead (see NearMissVerdict). Reported after the line's
+   * own event when it has one (malformed), and for signals ignored inside a fence or observation
+   * left open, when the output (end()) or the message (resetBlocks()) ends.
+   */
+  | { type: 'near_miss'; line: number; text: string; reason: NearMissReason; hint: string; correct: string | null };
 
 export interface SignalParserOptions {
   /** Longer lines are cut: the rest is counted, not kept, and the line is never a signal. */
@@ -32,6 +40,14 @@ const OPEN_TAG = Buffer.from('<observation');
 const CLOSE_TAG = Buffer.from('</observation>');
 const LOOP_COMPLETE = Buffer.from(LOOP_COMPLETE_LINE);
 const LOOP_L = LOOP_COMPLETE[0]!;
+const SIGNAL_TOKEN = Buffer.from('###');
+/** Signals ignored inside an open fence or observation, kept (the last ones) in case it never closes. */
+const PENDING_MAX = 16;
+
+interface Ignored {
+  line: number;
+  text: string;
+}
 
 interface OpenObservation {
   line: number;
@@ -67,6 +83,12 @@ export class SignalParser {
   private observation: OpenObservation | undefined;
   private readonly opens = new NeedleCursor(OPEN_TAG, byFirstByte(OPEN_TAG));
   private readonly closes = new NeedleCursor(CLOSE_TAG);
+  private readonly tokens = new NeedleCursor(SIGNAL_TOKEN, findSignalToken);
+  private readonly loopNames = new NeedleCursor(LOOP_COMPLETE);
+  /** Line where the open fence started. */
+  private fenceLine = 0;
+  /** Signals ignored in the open fence or observation. */
+  private pending: Ignored[] = [];
   private readonly skip: LineSkip = { lines: 0, cr: 0 };
   /** The first CR at or after where reading is in the current chunk (its length: none); -1: not looked for. */
   private cr = -1;
@@ -111,6 +133,8 @@ export class SignalParser {
     if (len === 0) return;
     this.opens.forget();
     this.closes.forget();
+    this.tokens.forget();
+    this.loopNames.forget();
     this.cr = -1;
     const maxLine = this.maxLine;
     let pos = 0;
@@ -139,19 +163,21 @@ export class SignalParser {
       this.endCarriedLine();
       this.lineNo++;
     }
-    // Where the next `<observation` of this chunk is (len: none); -1: not looked for yet.
+    // Where the next `<observation`, signal-like token and LOOP_COMPLETE of this chunk are (len:
+    // none); -1: not looked for yet.
     let openAt = -1;
+    let tokenAt = -1;
+    let loopAt = -1;
     const skip = this.skip;
     while (pos < len) {
       if (this.observation === undefined) {
-        // Outside a fence an observation may open; inside one only the fence's end matters.
+        // Outside a fence an observation or a near miss may start; inside one only the fence's end matters.
         let stop = len;
         if (this.fence === undefined) {
-          if (openAt < pos) {
-            openAt = this.opens.find(buf, pos, len);
-            if (openAt === -1) openAt = len;
-          }
-          stop = openAt;
+          if (openAt < pos) openAt = orEnd(this.opens.find(buf, pos, len), len);
+          if (tokenAt < pos) tokenAt = orEnd(this.tokens.find(buf, pos, len), len);
+          if (loopAt < pos) loopAt = orEnd(this.loopNames.find(buf, pos, len), len);
+          stop = Math.min(openAt, tokenAt, loopAt);
         }
         skip.cr = this.nextCR(buf, pos);
         pos = skipQuietLines(buf, pos, stop, maxLine, skip);
@@ -197,6 +223,21 @@ export class SignalParser {
 
   /** The stream is over: the last line (if unterminated) is read, and open elements are closed. */
   end(): void {
+    this.endLastLine();
+    this.closeBlocks('the output ended');
+  }
+
+  /**
+   * A new assistant message starts (JSON stream formats): it starts with no open fence or
+   * observation. What the last message left open is closed as at end(); line numbers go on.
+   */
+  resetBlocks(): void {
+    this.endLastLine();
+    this.closeBlocks('the message ended');
+  }
+
+  /** A line still carried, unterminated, is read as the last one. */
+  private endLastLine(): void {
     if (this.carryLen > 0 || this.carryDropped > 0) {
       if (this.carryEndsInCR) {
         if (this.carryDropped > 0) this.carryDropped--;
@@ -208,21 +249,42 @@ export class SignalParser {
       this.endCarriedLine();
       this.lineNo++;
     }
-    if (this.observation) {
+  }
+
+  /** An observation left open is recorded, invalid; signals ignored in what was left open are near misses. */
+  private closeBlocks(ended: string): void {
+    const obs = this.observation;
+    if (obs) {
       const raw = this.observationText();
-      const line = this.observation.line;
       this.observation = undefined;
       this.onEvent({
         type: 'observation',
-        line,
+        line: obs.line,
         record: {
           valid: false, type: null, severity: null, title: null, detail: null, file: null, action: null,
           raw,
-          error: 'the <observation> element was not closed before the output ended',
+          error: `the <observation> element was not closed before ${ended}`,
         },
       });
     }
+    const fenceLine = this.fence ? this.fenceLine : undefined;
     this.fence = undefined;
+    const pending = this.pending;
+    this.pending = [];
+    for (const p of pending) {
+      const where =
+        obs !== undefined
+          ? { reason: 'unclosed_observation' as const, what: `an <observation> opened on line ${obs.line} and never closed (no </observation>)` }
+          : { reason: 'unclosed_fence' as const, what: `a code fence opened on line ${fenceLine} and never closed` };
+      this.onEvent({
+        type: 'near_miss',
+        line: p.line,
+        text: p.text,
+        reason: where.reason,
+        hint: `this signal was inside ${where.what}, so it was not read; close it before the signal, or write the signal outside it, alone on its own line: ${p.text}`,
+        correct: p.text,
+      });
+    }
   }
 
   /** A new iteration: line numbers, fences and observations start over. */
@@ -233,6 +295,7 @@ export class SignalParser {
     this.lineNo = 1;
     this.fence = undefined;
     this.observation = undefined;
+    this.pending = [];
     this.cutLines = 0;
     this.cutBytes = 0;
   }
@@ -281,6 +344,7 @@ export class SignalParser {
     if (this.fence) {
       if (first < end && closesFence(buf, start, first, end, this.fence)) {
         this.fence = undefined;
+        this.pending = [];
       } else if (!cut) {
         this.reportIgnored(buf, first, end, 'inside a code fence');
       }
@@ -292,6 +356,7 @@ export class SignalParser {
       const fence = fenceOpening(buf, start, first, end);
       if (fence) {
         this.fence = fence;
+        this.fenceLine = this.lineNo;
         return;
       }
     } else if (!cut && (b === HASH || b === LOOP_L)) {
@@ -301,7 +366,21 @@ export class SignalParser {
         return;
       }
     }
+    if (!cut && this.mayBeNearMiss(buf, start, end, inChunk)) this.reportNearMiss(trimmedText(buf, first, end));
     this.scanForObservation(buf, start, end, inChunk);
+  }
+
+  /** Whether [start, end) holds a signal-like token or LOOP_COMPLETE: the only lines worth judging. */
+  private mayBeNearMiss(buf: Buffer, start: number, end: number, inChunk: boolean): boolean {
+    if (inChunk) return this.tokens.find(buf, start, end) !== -1 || this.loopNames.find(buf, start, end) !== -1;
+    const line = buf.subarray(0, end);
+    const token = findSignalToken(line, start);
+    return (token !== -1 && token + SIGNAL_TOKEN.length <= end) || indexIn(buf, LOOP_COMPLETE, start, end) !== -1;
+  }
+
+  private reportNearMiss(text: string, malformedWhy?: string): void {
+    const verdict: NearMissVerdict | undefined = nearMiss(text, malformedWhy);
+    if (verdict) this.onEvent({ type: 'near_miss', line: this.lineNo, text: boundText(text), ...verdict });
   }
 
   /** A line that, trimmed, may be a signal or the LOOP_COMPLETE claim. */
@@ -326,13 +405,18 @@ export class SignalParser {
     const line = this.lineNo;
     if (c.kind === 'signal') this.onEvent({ type: 'signal', line, name: c.name, class: c.class, args: c.args });
     else if (c.kind === 'claim') this.onEvent({ type: 'claim', line, name: LOOP_COMPLETE_LINE });
-    else this.onEvent({ type: 'malformed', line, text: c.text, why: c.why });
+    else {
+      this.onEvent({ type: 'malformed', line, text: c.text, why: c.why });
+      this.reportNearMiss(c.text, c.why);
+    }
   }
 
   private reportIgnored(buf: Buffer, first: number, end: number, why: IgnoredWhy): void {
     if (first === end || (buf[first] !== HASH && buf[first] !== LOOP_L)) return;
     const c = this.candidate(buf, first, end);
     if (!c || c.kind === 'malformed') return;
+    this.pending.push({ line: this.lineNo, text: boundText(c.text) });
+    if (this.pending.length > PENDING_MAX) this.pending.shift();
     this.onEvent({
       type: 'ignored',
       line: this.lineNo,
@@ -467,6 +551,7 @@ export class SignalParser {
     const obs = this.observation!;
     const raw = this.observationText();
     this.observation = undefined;
+    this.pending = [];
     const record: ObservationRecord =
       obs.dropped > 0
         ? {
@@ -482,6 +567,17 @@ export class SignalParser {
 const NEWLINE = Buffer.from('\n');
 const LONE_CR = Buffer.from('\r');
 
+
+function orEnd(at: number, len: number): number {
+  return at === -1 ? len : at;
+}
+
+/** [first, end) without the blanks and CR at its end, as text. */
+function trimmedText(buf: Buffer, first: number, end: number): string {
+  let last = end;
+  while (last > first && (buf[last - 1] === SPACE || buf[last - 1] === TAB || buf[last - 1] === CR)) last--;
+  return buf.toString('utf8', first, last);
+}
 
 function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): number {
   const at = buf.indexOf(needle, start);

@@ -1,5 +1,6 @@
 // `ralph parse` as a user runs it: the built CLI (npm test builds dist/ first). CONTRACT §5: one
-// NDJSON object per signal, claim, malformed or ignored signal and observation, in order.
+// NDJSON object per signal, claim, malformed or ignored signal, near miss (docs/parser.md) and
+// observation, in order.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,9 +70,11 @@ const ALL_KINDS = [
     action: 'needs-fix',
   },
   { kind: 'malformed', line: 12 },
+  { kind: 'near_miss', line: 12, text: '###NOT_A_SIGNAL###', reason: 'unknown_name', correct: null },
   { kind: 'observation', line: 13, valid: false, raw: '<observation type="feature" severity="low"><title>t</title><detail>d</detail></observation>' },
   { kind: 'signal', line: 14, name: 'TEST_FAILED', args: ['widgets', '3'] },
   { kind: 'claim', line: 15, name: 'LOOP_COMPLETE' },
+  { kind: 'near_miss', line: 16, text: 'Done: ###PLAN_COMPLETE###', reason: 'not_alone', correct: '###PLAN_COMPLETE###' },
   { kind: 'signal', line: 17, name: 'PLAN_COMPLETE', args: [] },
 ];
 
@@ -90,7 +93,7 @@ describe('ralph parse FILE', () => {
         for (const field of FINDING_FIELDS) expect(r).toHaveProperty(field);
       }
     }
-    const invalid = records[4]!;
+    const invalid = records[5]!;
     expect(typeof invalid.error).toBe('string');
     expect(invalid.error).toMatch(/type/);
     expect(isRunning(ran.pid)).toBe(false);
@@ -129,10 +132,25 @@ describe('ralph parse FILE', () => {
     const empty = join(tmp, 'empty.txt');
     writeFileSync(empty, '');
     const plain = join(tmp, 'plain.txt');
-    writeFileSync(plain, 'hello\nsay ###PLAN_COMPLETE### later\n### Progress\n');
+    writeFileSync(plain, 'hello\nthe PLAN_COMPLETE line ends the plan\n### Progress\n');
     for (const file of [empty, plain]) {
       expect(await ralph(['parse', file])).toMatchObject({ code: 0, stdout: '', stderr: '' });
     }
+  });
+
+  it('reports near misses: the line, what is wrong, and the line to write instead', async () => {
+    const file = join(tmp, 'near-misses.txt');
+    writeFileSync(file, 'All tasks done.\nDone! ###PLAN_COMPLETE###\n**###PLAN_COMPLETE###**\n###plan_complete###\n```diff\n###PLAN_COMPLETE###\n');
+    const ran = await ralph(['parse', file]);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    const records = ndjson(ran.stdout);
+    expect(records.filter((r) => r.kind === 'near_miss')).toEqual([
+      { kind: 'near_miss', line: 2, text: 'Done! ###PLAN_COMPLETE###', reason: 'not_alone', hint: expect.stringContaining('alone on its own line'), correct: '###PLAN_COMPLETE###' },
+      { kind: 'near_miss', line: 3, text: '**###PLAN_COMPLETE###**', reason: 'markdown', hint: expect.stringContaining('Markdown'), correct: '###PLAN_COMPLETE###' },
+      { kind: 'near_miss', line: 4, text: '###plan_complete###', reason: 'wrong_case', hint: expect.stringContaining('upper case'), correct: '###PLAN_COMPLETE###' },
+      { kind: 'near_miss', line: 6, text: '###PLAN_COMPLETE###', reason: 'unclosed_fence', hint: expect.stringContaining('line 5'), correct: '###PLAN_COMPLETE###' },
+    ]);
+    expect(records.filter((r) => r.kind === 'signal' || r.kind === 'claim')).toEqual([]);
   });
 
   it('cuts a line over 1 MiB and still numbers the lines after it', async () => {

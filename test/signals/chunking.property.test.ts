@@ -120,7 +120,7 @@ describe('any chunking gives the same events as the whole transcript', () => {
       }),
       { numRuns: 300, seed: 7 },
     );
-    expect([...seen].sort()).toEqual(['claim', 'ignored', 'malformed', 'observation', 'signal']);
+    expect([...seen].sort()).toEqual(['claim', 'ignored', 'malformed', 'near_miss', 'observation', 'signal']);
   });
 });
 

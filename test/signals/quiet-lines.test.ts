@@ -58,7 +58,7 @@ describe('skipQuietLines', () => {
     fc.assert(
       fc.property(line, (l) => {
         if (skip(`${l}\n`).lines !== 1) return;
-        expect(parseText(`\`\`\`\n${l}\n###PLAN_COMPLETE###\n`).map((e) => [e.type, e.line])).toEqual([['ignored', 3]]);
+        expect(parseText(`\`\`\`\n${l}\n###PLAN_COMPLETE###\n\`\`\`\n`).map((e) => [e.type, e.line])).toEqual([['ignored', 3]]);
       }),
       { numRuns: 3000 },
     );

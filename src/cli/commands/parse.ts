@@ -5,7 +5,7 @@ import type { RegisterCommand } from '../context.js';
 export const registerParse: RegisterCommand = (program, ctx) => {
   program
     .command('parse')
-    .description('run the signal parser over a transcript: one NDJSON object per signal, claim, malformed or ignored signal, and observation')
+    .description('run the signal parser over a transcript: one NDJSON object per signal, claim, malformed or ignored signal, near miss, and observation')
     .argument('[file]', 'transcript to read, or - for standard input', '-')
     .action(async (file: string) => {
       const { parseFile, parseStream } = await import('../parse-stream.js');
