@@ -1,6 +1,5 @@
 // Finds the next occurrence of a fixed byte string in one buffer, line after line, scanning each
 // byte at most once per buffer: a search that found nothing is not repeated for later lines.
-import { HASH, LOWER_A, LOWER_Z } from './bytes.js';
 
 export class NeedleCursor {
   private buf: Uint8Array | undefined;
@@ -44,27 +43,3 @@ export function byFirstByte(needle: Buffer): (buf: Buffer, from: number) => numb
   };
 }
 
-/**
- * The next signal-like token at or after `from`: a run of three or more # with a letter after it
- * (`###PLAN_COMPLETE###`, `###plan_complete`) or before it (`##PLAN_COMPLETE###`), but not a
- * Markdown heading's `### Progress`. Returns where the run starts, or -1.
- */
-export function findSignalToken(buf: Buffer, from: number): number {
-  let i = buf.indexOf(HASH, from);
-  while (i !== -1) {
-    if (buf[i + 1] === HASH && buf[i + 2] === HASH) {
-      let j = i + 3;
-      while (buf[j] === HASH) j++;
-      if (isLetter(buf[j]) || (i > from && isLetter(buf[i - 1]))) return i;
-      i = buf.indexOf(HASH, j);
-    } else {
-      i = buf.indexOf(HASH, i + 1);
-    }
-  }
-  return -1;
-}
-
-function isLetter(b: number | undefined): boolean {
-  const lower = (b ?? 0) | 0x20;
-  return lower >= LOWER_A && lower <= LOWER_Z;
-}

@@ -1,14 +1,14 @@
 // The incremental signal parser (docs/signals.md, docs/parser.md). Fed raw chunks of one stream;
 // skips the lines that cannot matter (quiet-lines.ts: one native search for each line end) and
-// looks closely only at the few that can (those that start with '#', 'L', a fence character, or
-// hold an observation, a signal-like token or LOOP_COMPLETE). Chunks are read where they lie,
-// never copied; only a line split across chunks is kept, in one bounded buffer.
+// looks closely only at the few that can (those that start with '#', 'L', a fence character, end
+// like a signal, or hold an observation). Chunks are read where they lie, never copied; only a
+// line split across chunks is kept, in one bounded buffer.
 import { DEFAULTS, LOOP_COMPLETE_LINE, type NearMissReason, type SignalClass, type SignalName } from '../contract.js';
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
-import { byFirstByte, findSignalToken, NeedleCursor } from './needle.js';
+import { byFirstByte, NeedleCursor } from './needle.js';
 import { boundText, nearMiss, type NearMissVerdict } from './near-miss.js';
-import { skipQuietLines, type LineSkip } from './quiet-lines.js';
+import { nearMissShaped, skipQuietLines, type LineSkip } from './quiet-lines.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
 
@@ -40,7 +40,6 @@ const OPEN_TAG = Buffer.from('<observation');
 const CLOSE_TAG = Buffer.from('</observation>');
 const LOOP_COMPLETE = Buffer.from(LOOP_COMPLETE_LINE);
 const LOOP_L = LOOP_COMPLETE[0]!;
-const SIGNAL_TOKEN = Buffer.from('###');
 /** Signals ignored inside an open fence or observation, kept (the last ones) in case it never closes. */
 const PENDING_MAX = 16;
 
@@ -83,8 +82,6 @@ export class SignalParser {
   private observation: OpenObservation | undefined;
   private readonly opens = new NeedleCursor(OPEN_TAG, byFirstByte(OPEN_TAG));
   private readonly closes = new NeedleCursor(CLOSE_TAG);
-  private readonly tokens = new NeedleCursor(SIGNAL_TOKEN, findSignalToken);
-  private readonly loopNames = new NeedleCursor(LOOP_COMPLETE);
   /** Line where the open fence started. */
   private fenceLine = 0;
   /** Signals ignored in the open fence or observation. */
@@ -133,8 +130,6 @@ export class SignalParser {
     if (len === 0) return;
     this.opens.forget();
     this.closes.forget();
-    this.tokens.forget();
-    this.loopNames.forget();
     this.cr = -1;
     const maxLine = this.maxLine;
     let pos = 0;
@@ -163,21 +158,16 @@ export class SignalParser {
       this.endCarriedLine();
       this.lineNo++;
     }
-    // Where the next `<observation`, signal-like token and LOOP_COMPLETE of this chunk are (len:
-    // none); -1: not looked for yet.
+    // Where the next `<observation` of this chunk is (len: none); -1: not looked for yet.
     let openAt = -1;
-    let tokenAt = -1;
-    let loopAt = -1;
     const skip = this.skip;
     while (pos < len) {
       if (this.observation === undefined) {
-        // Outside a fence an observation or a near miss may start; inside one only the fence's end matters.
+        // Outside a fence an observation may open; inside one only the fence's end matters.
         let stop = len;
         if (this.fence === undefined) {
           if (openAt < pos) openAt = orEnd(this.opens.find(buf, pos, len), len);
-          if (tokenAt < pos) tokenAt = orEnd(this.tokens.find(buf, pos, len), len);
-          if (loopAt < pos) loopAt = orEnd(this.loopNames.find(buf, pos, len), len);
-          stop = Math.min(openAt, tokenAt, loopAt);
+          stop = openAt;
         }
         skip.cr = this.nextCR(buf, pos);
         pos = skipQuietLines(buf, pos, stop, maxLine, skip);
@@ -366,16 +356,8 @@ export class SignalParser {
         return;
       }
     }
-    if (!cut && this.mayBeNearMiss(buf, start, end, inChunk)) this.reportNearMiss(trimmedText(buf, first, end));
+    if (!cut && nearMissShaped(buf, first, end)) this.reportNearMiss(trimmedText(buf, first, end));
     this.scanForObservation(buf, start, end, inChunk);
-  }
-
-  /** Whether [start, end) holds a signal-like token or LOOP_COMPLETE: the only lines worth judging. */
-  private mayBeNearMiss(buf: Buffer, start: number, end: number, inChunk: boolean): boolean {
-    if (inChunk) return this.tokens.find(buf, start, end) !== -1 || this.loopNames.find(buf, start, end) !== -1;
-    const line = buf.subarray(0, end);
-    const token = findSignalToken(line, start);
-    return (token !== -1 && token + SIGNAL_TOKEN.length <= end) || indexIn(buf, LOOP_COMPLETE, start, end) !== -1;
   }
 
   private reportNearMiss(text: string, malformedWhy?: string): void {

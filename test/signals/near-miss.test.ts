@@ -27,7 +27,8 @@ describe('a line that carries a signal but is not one', () => {
     ['Done! ###PLAN_COMPLETE###', 'not_alone', '###PLAN_COMPLETE###'],
     ['###PLAN_COMPLETE### (finally)', 'not_alone', '###PLAN_COMPLETE###'],
     ['###PLAN_COMPLETE###.', 'not_alone', '###PLAN_COMPLETE###'],
-    ['I will print ###BAILOUT:tired### when tired', 'not_alone', '###BAILOUT:tired###'],
+    ['I will print ###BAILOUT:tired###!', 'not_alone', '###BAILOUT:tired###'],
+    ["'###PLAN_COMPLETE###'", 'not_alone', '###PLAN_COMPLETE###'],
     ['"###PLAN_COMPLETE###"', 'not_alone', '###PLAN_COMPLETE###'],
     ['All done ###PLAN_COMPLETE### ###BLOCKED:x###', 'not_alone', '###PLAN_COMPLETE###'],
     // wrapped in Markdown
@@ -87,6 +88,8 @@ describe('a line that carries a signal but is not one', () => {
     ['###Summary of the work', 'a heading without its space: no signal name near it'],
     ['PLAN_COMPLETE', 'a bare name'],
     ['the LOOP_COMPLETE claim is read only alone on a line', 'the claim talked about'],
+    ['I will print ###BAILOUT:tired### when tired', 'a signal talked about: neither starting nor ending the line'],
+    ['Then it prints (###PLAN_COMPLETE###).', "a line ending in '.' or ')' is not judged: too many lines do"],
     ['LOOP_COMPLETED', 'a longer word'],
     ['C# and F# code: a#b ## c', 'single and double #'],
     ['', 'an empty line'],

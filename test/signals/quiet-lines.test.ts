@@ -2,7 +2,7 @@
 // the full line reader would ignore, outside and inside a fence.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { skipQuietLines, type LineSkip } from '../../src/signals/quiet-lines.js';
+import { nearMissShaped, skipQuietLines, type LineSkip } from '../../src/signals/quiet-lines.js';
 import { parseText } from './helpers.js';
 
 function skip(text: string, stop?: number, maxLine = 1 << 20): LineSkip & { pos: number } {
@@ -26,8 +26,19 @@ describe('skipQuietLines', () => {
     ['LOOP_COMPLETE'],
     ['   ```ts'],
     ['~~~'],
+    // shaped like a near miss
+    ['###plan_complete'],
+    ['Done! ###PLAN_COMPLETE###'],
+    ['**###PLAN_COMPLETE###**'],
+    ['- ###BLOCKED:x###!'],
+    ['All done: LOOP_COMPLETE'],
+    ['`LOOP_COMPLETE`  \r'],
   ])('stops at %j', (line) => {
     expect(skip(`quiet\n${line}\nquiet\n`)).toMatchObject({ lines: 1, pos: 6 });
+  });
+
+  it.each([['### Progress'], ['## Notes ##'], ['say ###PLAN_COMPLETE### later'], ['Looking at LOOP_COMPLETED'], ['x = 1;'], ['a sentence.']])('skips %j', (line) => {
+    expect(skip(`quiet\n${line}\nquiet\n`)).toMatchObject({ lines: 3 });
   });
 
   it('stops at the line holding `stop`, at an over-long line, and before an unterminated tail', () => {
@@ -61,6 +72,21 @@ describe('skipQuietLines', () => {
         expect(parseText(`\`\`\`\n${l}\n###PLAN_COMPLETE###\n\`\`\`\n`).map((e) => [e.type, e.line])).toEqual([['ignored', 3]]);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('a quiet line is never one the parser judges for a near miss (else chunking would change what is reported)', () => {
+    const shaped = fc.string({ unit: fc.constantFrom('#', 'L', 'O', 'P', '_', 'C', 'E', '*', '`', '!', '.', '"', ' ', '\t', '\r', 'x'), maxLength: 20 });
+    const loopish = fc.tuple(fc.constantFrom('', ' ', '**', '- ', 'x '), fc.constantFrom('LOOP_COMPLETE', '###PLAN_COMPLETE###', '###x'), fc.constantFrom('', '**', '`', '!', ' ', '\r', '.'));
+    fc.assert(
+      fc.property(fc.oneof(shaped, loopish.map((parts) => parts.join(''))), (l) => {
+        if (skip(`${l}\n`).lines !== 1) return;
+        const buf = Buffer.from(l);
+        let first = 0;
+        while (buf[first] === 0x20 || buf[first] === 0x09) first++;
+        expect(nearMissShaped(buf, first, buf.length)).toBe(false);
+      }),
+      { numRuns: 5000 },
     );
   });
 });
