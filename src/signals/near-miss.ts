@@ -1,6 +1,6 @@
 // Near misses (docs/parser.md "Near misses"): a line that carries a signal but is not one, and
-// what exactly to write instead. Called only for the few lines that hold a signal-like token
-// (`###` then a letter), the LOOP_COMPLETE claim's name, or that are malformed; it may allocate.
+// what exactly to write instead. Called only for the few lines shaped like one (nearMissShaped in
+// quiet-lines.ts) or malformed, so it may allocate.
 import { LOOP_COMPLETE_LINE, SIGNAL_GRAMMAR, SIGNAL_NAMES, type NearMissReason, type SignalName } from '../contract.js';
 import { classifySignal } from './grammar.js';
 
@@ -24,7 +24,8 @@ const TOKEN = /(#{2,})([ \t]*)([A-Za-z][A-Za-z_]*)(?::([^#]*))?([ \t]*)(#*)/g;
 const MARKDOWN_BEFORE = /^(?:[-+*>#_`~ \t]|\d{1,9}[.)]|\[[ xX]\])*$/;
 const MARKDOWN_AFTER = /^[*_`~ \t]*$/;
 
-export function template(name: SignalName): string {
+/** The grammar's form of a signal: `###TEST_FAILED:{project}:{count}###`. */
+function template(name: SignalName): string {
   const args = SIGNAL_GRAMMAR[name].args;
   return `###${[name, ...args.map((a) => `{${a}}`)].join(':')}###`;
 }
@@ -70,7 +71,7 @@ function judgeToken(line: string, m: RegExpMatchArray, malformedWhy: string | un
   const { name, how } = resolved;
   const verdict = classifySignal(args === undefined ? name : `${name}:${args}`);
   const correct = verdict.kind === 'signal' ? boundedSignal(name, args) : template(name);
-  const write = (how = '') => `write it alone on its own line${how}: ${correct}`;
+  const write = (extra = '') => `write it alone on its own line${extra}: ${correct}`;
   if (verdict.kind === 'malformed') {
     return { reason: 'malformed', hint: `${malformedWhy ?? verdict.why}; ${write()}`, correct };
   }
@@ -94,6 +95,19 @@ function judgeToken(line: string, m: RegExpMatchArray, malformedWhy: string | un
 function boundedSignal(name: SignalName, args: string | undefined): string {
   if (args === undefined) return `###${name}###`;
   return args.length > NEAR_MISS_TEXT_MAX ? template(name) : `###${name}:${args}###`;
+}
+
+/**
+ * A signal (or, name undefined, the LOOP_COMPLETE claim) ignored inside a fence or observation
+ * that was still open, opened on line `openedOn`, when the output or the message ended.
+ */
+export function unclosedNearMiss(block: 'fence' | 'observation', openedOn: number, name: SignalName | undefined, args: string[]): NearMissVerdict {
+  const correct = name === undefined ? LOOP_COMPLETE_LINE : boundedSignal(name, args.length === 0 ? undefined : args.join(':'));
+  const [reason, what, close] =
+    block === 'fence'
+      ? (['unclosed_fence', `a code fence opened on line ${openedOn} and never closed`, 'close the fence'] as const)
+      : (['unclosed_observation', `an <observation> opened on line ${openedOn} and never closed`, 'close it with </observation>'] as const);
+  return { reason, hint: `this signal was inside ${what}, so it was not read; ${close} before the signal, or write the signal alone on its own line outside it: ${correct}`, correct };
 }
 
 function resolveName(written: string): { name: SignalName; how: 'exact' | 'case' | 'spelling' } | undefined {
@@ -145,7 +159,7 @@ function loopCompleteNearMiss(line: string): NearMissVerdict | undefined {
   if (at === -1) return undefined;
   const before = line.slice(0, at);
   const after = line.slice(at + LOOP_COMPLETE_LINE.length);
-  const write = (how: string) => `write it alone on its own line${how}: ${LOOP_COMPLETE_LINE} (or ###PLAN_COMPLETE###)`;
+  const write = (extra: string) => `write it alone on its own line${extra}: ${LOOP_COMPLETE_LINE} (or ###PLAN_COMPLETE###)`;
   if (MARKDOWN_BEFORE.test(before) && MARKDOWN_AFTER.test(after)) {
     return { reason: 'markdown', hint: `Markdown around ${LOOP_COMPLETE_LINE} makes it plain text; ${write(', with no formatting')}`, correct: LOOP_COMPLETE_LINE };
   }

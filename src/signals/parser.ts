@@ -7,7 +7,7 @@ import { DEFAULTS, LOOP_COMPLETE_LINE, type NearMissReason, type SignalClass, ty
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
 import { byFirstByte, NeedleCursor } from './needle.js';
-import { boundText, nearMiss, type NearMissVerdict } from './near-miss.js';
+import { boundText, nearMiss, unclosedNearMiss } from './near-miss.js';
 import { nearMissShaped, skipQuietLines, type LineSkip } from './quiet-lines.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
@@ -46,6 +46,9 @@ const PENDING_MAX = 16;
 interface Ignored {
   line: number;
   text: string;
+  /** The signal's name; undefined for the LOOP_COMPLETE claim. */
+  name: SignalName | undefined;
+  args: string[];
 }
 
 interface OpenObservation {
@@ -257,23 +260,12 @@ export class SignalParser {
         },
       });
     }
-    const fenceLine = this.fence ? this.fenceLine : undefined;
     this.fence = undefined;
     const pending = this.pending;
     this.pending = [];
     for (const p of pending) {
-      const where =
-        obs !== undefined
-          ? { reason: 'unclosed_observation' as const, what: `an <observation> opened on line ${obs.line} and never closed (no </observation>)` }
-          : { reason: 'unclosed_fence' as const, what: `a code fence opened on line ${fenceLine} and never closed` };
-      this.onEvent({
-        type: 'near_miss',
-        line: p.line,
-        text: p.text,
-        reason: where.reason,
-        hint: `this signal was inside ${where.what}, so it was not read; close it before the signal, or write the signal outside it, alone on its own line: ${p.text}`,
-        correct: p.text,
-      });
+      const verdict = obs !== undefined ? unclosedNearMiss('observation', obs.line, p.name, p.args) : unclosedNearMiss('fence', this.fenceLine, p.name, p.args);
+      this.onEvent({ type: 'near_miss', line: p.line, text: p.text, ...verdict });
     }
   }
 
@@ -361,7 +353,7 @@ export class SignalParser {
   }
 
   private reportNearMiss(text: string, malformedWhy?: string): void {
-    const verdict: NearMissVerdict | undefined = nearMiss(text, malformedWhy);
+    const verdict = nearMiss(text, malformedWhy);
     if (verdict) this.onEvent({ type: 'near_miss', line: this.lineNo, text: boundText(text), ...verdict });
   }
 
@@ -397,16 +389,11 @@ export class SignalParser {
     if (first === end || (buf[first] !== HASH && buf[first] !== LOOP_L)) return;
     const c = this.candidate(buf, first, end);
     if (!c || c.kind === 'malformed') return;
-    this.pending.push({ line: this.lineNo, text: boundText(c.text) });
+    const name = c.kind === 'signal' ? c.name : undefined;
+    const args = c.kind === 'signal' ? c.args : [];
+    this.pending.push({ line: this.lineNo, text: boundText(c.text), name, args });
     if (this.pending.length > PENDING_MAX) this.pending.shift();
-    this.onEvent({
-      type: 'ignored',
-      line: this.lineNo,
-      text: c.text,
-      why,
-      name: c.kind === 'signal' ? c.name : LOOP_COMPLETE_LINE,
-      args: c.kind === 'signal' ? c.args : [],
-    });
+    this.onEvent({ type: 'ignored', line: this.lineNo, text: c.text, why, name: name ?? LOOP_COMPLETE_LINE, args });
   }
 
   /** Looks for `<observation` in [from, end) and, if found, starts collecting the element. */

@@ -157,6 +157,13 @@ describe('signals ignored inside a block that was never closed', () => {
     expect(events[2]).toMatchObject({ line: 3, reason: 'unclosed_observation', correct: '###BLOCKED:no key###', hint: expect.stringContaining('line 1') });
   });
 
+  it('the line to write: the signal as written, the claim, or the grammar when the arguments are too long to quote', () => {
+    const misses = nearMisses(parseText(`~~~\n###TEST_FAILED:web:3###\nLOOP_COMPLETE\n###BAILOUT:${'z'.repeat(300)}###\n`));
+    expect(misses.map((m) => m.correct)).toEqual(['###TEST_FAILED:web:3###', 'LOOP_COMPLETE', '###BAILOUT:{reason}###']);
+    expect(misses[2]!.text.length).toBeLessThanOrEqual(201);
+    expect(misses[0]!.hint).toMatch(/close the fence before the signal.*: ###TEST_FAILED:web:3###$/);
+  });
+
   it('keeps only the last 16 of them', () => {
     const lines = Array.from({ length: 40 }, (_, i) => `###BAILOUT:${i}###`);
     const misses = nearMisses(parseText(`\`\`\`\n${lines.join('\n')}\n`));
