@@ -18,8 +18,14 @@ export const NEAR_MISS_TEXT_MAX = 200;
 const NAMES = new Set<string>(SIGNAL_NAMES);
 /** Names agents write for a finished plan (TASK_COMPLETE is a claim file, not a signal). */
 const ALIASES: Record<string, SignalName> = { TASK_COMPLETE: 'PLAN_COMPLETE', LOOP_COMPLETE: 'PLAN_COMPLETE', COMPLETE: 'PLAN_COMPLETE', DONE: 'PLAN_COMPLETE' };
-/** `#`s, a name, an optional `:arguments`, `#`s; blanks around the name as agents type them. */
-const TOKEN = /(#{2,})([ \t]*)([A-Za-z][A-Za-z_]*)(?::([^#]*))?([ \t]*)(#*)/g;
+/**
+ * `#`s, a name, an optional `:arguments`, `#`s; blanks around the name as agents type them. A match
+ * starts only where a run of # starts: tried from inside a run of a million #, it would take a
+ * million steps each time.
+ */
+const TOKEN = /(?<!#)(#{2,})([ \t]*)([A-Za-z][A-Za-z_]*)(?::([^#]*))?([ \t]*)(#*)/g;
+/** Tokens of one line judged at most: a hostile line may hold a million. */
+const TOKENS_MAX = 8;
 /** What may stand before a signal in Markdown: list, quote, heading, task-box and emphasis marks. */
 const MARKDOWN_BEFORE = /^(?:[-+*>#_`~ \t]|\d{1,9}[.)]|\[[ xX]\])*$/;
 const MARKDOWN_AFTER = /^[*_`~ \t]*$/;
@@ -47,9 +53,11 @@ export function boundText(text: string): string {
  * a line is always a near miss.
  */
 export function nearMiss(line: string, malformedWhy?: string): NearMissVerdict | undefined {
+  let tokens = 0;
   for (const m of line.matchAll(TOKEN)) {
     const verdict = judgeToken(line, m, malformedWhy);
     if (verdict) return verdict;
+    if (++tokens === TOKENS_MAX) break;
   }
   if (malformedWhy !== undefined) {
     return { reason: 'malformed', hint: `${malformedWhy}; ${ALL_SIGNALS}`, correct: null };

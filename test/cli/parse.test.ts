@@ -19,12 +19,20 @@ interface Ran {
   pid: number;
 }
 
-function ralph(args: string[], stdin?: string | Buffer): Promise<Ran> {
+/** Runs the built CLI; with `timeoutMs`, a run that takes longer is killed and fails the test. */
+function ralph(args: string[], stdin?: string | Buffer, timeoutMs?: number): Promise<Ran> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['bin/ralph.js', ...args], {
       cwd: ROOT,
       stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        fail(new Error(`ralph ${args.join(' ')} took longer than ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.on('close', () => clearTimeout(timer));
+    }
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -151,6 +159,19 @@ describe('ralph parse FILE', () => {
       { kind: 'near_miss', line: 6, text: '###PLAN_COMPLETE###', reason: 'unclosed_fence', hint: expect.stringContaining('line 5'), correct: '###PLAN_COMPLETE###' },
     ]);
     expect(records.filter((r) => r.kind === 'signal' || r.kind === 'claim')).toEqual([]);
+  });
+
+  it('a hostile line near 1 MiB is judged quickly: a run of #, a line of many tokens', async () => {
+    // A regular expression retried from inside a run of # once took minutes on such a line.
+    const file = join(tmp, 'hostile.txt');
+    writeFileSync(file, `${'#'.repeat(1024 * 1024 - 1)}\n${'##a'.repeat(340_000)}###\n###PLAN_COMPLETE###\n`);
+    const ran = await ralph(['parse', file], undefined, 20_000);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ndjson(ran.stdout).map((r) => [r.kind, r.line])).toEqual([
+      ['malformed', 1],
+      ['near_miss', 1],
+      ['signal', 3],
+    ]);
   });
 
   it('cuts a line over 1 MiB and still numbers the lines after it', async () => {

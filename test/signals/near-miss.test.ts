@@ -114,6 +114,14 @@ describe('a line that carries a signal but is not one', () => {
     expect(huge).toEqual([]);
   });
 
+  it('a hostile line: a long run of #, a line of many tokens (the time it takes: test/cli/parse.test.ts)', () => {
+    expect(parseText(`${'#'.repeat(4096)}\n`).map((e) => e.type)).toEqual(['malformed', 'near_miss']);
+    expect(parseText(`${'##a'.repeat(2000)}###\n`)).toEqual([]);
+    // Only the first 8 tokens of a line are judged.
+    expect(nearMisses(parseText(`${'##x. '.repeat(8)}###PLAN_COMPLETE###\n`))).toEqual([]);
+    expect(nearMisses(parseText(`${'##x. '.repeat(7)}###PLAN_COMPLETE###\n`))).toMatchObject([{ reason: 'not_alone' }]);
+  });
+
   it('a long argument is not copied into the correction', () => {
     const miss = judge(`Done ###BAILOUT:${'z'.repeat(3000)}###`)!;
     expect(miss.correct).toBe('###BAILOUT:{reason}###');
