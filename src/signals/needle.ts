@@ -42,4 +42,3 @@ export function byFirstByte(needle: Buffer): (buf: Buffer, from: number) => numb
     return -1;
   };
 }
-
