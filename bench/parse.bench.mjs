@@ -1,11 +1,12 @@
-// Issue 2's bar: `ralph parse` over a 200 MB transcript in at most 4x the time of
-// `grep -c '###'` on the same file, with peak RSS <= 64 MiB.
+// The parser's goal (docs/parser.md): `ralph parse` over a 200 MB transcript in at most 6x the
+// wall time of `grep -c '###'` on the same file, measured in the same run, with peak RSS <= 64 MiB.
 import { createWriteStream, existsSync, statSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { dataDir, median, ralphBin, result, timed } from './lib.mjs';
 
 const TARGET = 200 * 1024 * 1024;
+const GOAL = 6;
 const file = join(dataDir, 'transcript-200mb.txt');
 
 async function generate() {
@@ -85,9 +86,9 @@ const pc = median(ralphCpu);
 console.log(`grep -c '###': ${g.toFixed(0)} ms (cpu ${gc.toFixed(0)} ms)   ralph parse: ${p.toFixed(0)} ms (cpu ${pc.toFixed(0)} ms)   (median of ${runs})`);
 result('parse', {
   ratio: `${(p / g).toFixed(2)}x`,
-  goal: '<=4x',
+  goal: `<=${GOAL}x`,
   cpuRatio: `${(pc / gc).toFixed(2)}x`,
   peakRssMiB: (peak / 1024).toFixed(1),
   rssGoal: '<=64MiB',
 });
-if (p / g > 4 || peak / 1024 > 64) process.exitCode = 1;
+if (p / g > GOAL || peak / 1024 > 64) process.exitCode = 1;

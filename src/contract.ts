@@ -38,6 +38,19 @@ export const CLASS_PRIORITY: Record<SignalClass, number> = {
 export const SIGNAL_FENCE = '###';
 export const LOOP_COMPLETE_LINE = 'LOOP_COMPLETE';
 
+/** Why a line that carries a signal is not one (docs/parser.md "Near misses"). */
+export const NEAR_MISS_REASONS = [
+  'not_alone',
+  'markdown',
+  'wrong_case',
+  'unknown_name',
+  'markers',
+  'malformed',
+  'unclosed_fence',
+  'unclosed_observation',
+] as const;
+export type NearMissReason = (typeof NEAR_MISS_REASONS)[number];
+
 export const SIGNAL_FILES = {
   taskComplete: 'TASK_COMPLETE',
   taskCompleteMd: 'TASK_COMPLETE.md',

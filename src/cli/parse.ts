@@ -9,7 +9,7 @@ import type { RegisterCommand } from './context.js';
 export const registerParse: RegisterCommand = (program, ctx) => {
   program
     .command('parse')
-    .description('run the signal parser over a transcript: one NDJSON object per signal, claim, malformed or ignored signal, and observation')
+    .description('run the signal parser over a transcript: one NDJSON object per signal, claim, malformed or ignored signal, near miss, and observation')
     .argument('[file]', 'transcript to read, or - for standard input', '-')
     .action(async (file: string) => {
       if (file === '-') {
@@ -35,6 +35,8 @@ export function toRecord(e: ParserEvent): Record<string, unknown> {
       return { kind: 'ignored', line: e.line, name: e.name, args: e.args, text: e.text, why: e.why };
     case 'observation':
       return { kind: 'observation', line: e.line, ...e.record };
+    case 'near_miss':
+      return { kind: 'near_miss', line: e.line, text: e.text, reason: e.reason, hint: e.hint, correct: e.correct };
     default: {
       const never: never = e;
       throw new Error(`unknown parser event ${JSON.stringify(never)}`);
@@ -82,13 +84,13 @@ export async function parseFile(path: string, out: NodeJS.WritableStream): Promi
   const sink = new NdjsonSink(out);
   const parser = new SignalParser(sink.add);
   const fd = openSync(path, 'r');
+  // The parser never keeps a chunk it was given, so one buffer serves every read.
+  const chunk = Buffer.allocUnsafe(CHUNK);
   try {
     for (;;) {
-      // Read straight into the parser's scan memory: no copy.
-      const target = parser.fillBuffer(CHUNK);
-      const n = readSync(fd, target, 0, target.length, null);
+      const n = readSync(fd, chunk, 0, CHUNK, null);
       if (n === 0 || sink.closed) break;
-      parser.pushFilled(n);
+      parser.push(n === CHUNK ? chunk : chunk.subarray(0, n));
       if (sink.full) await sink.flush();
     }
   } finally {

@@ -131,6 +131,9 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         if (e.record.valid) result.findings.push(`${e.record.type}\0${(e.record.title ?? '').trim().toLowerCase()}\0${e.record.file ?? ''}`);
         bus.emitEvent({ type: 'observation', iteration, record: e.record });
         break;
+      case 'near_miss':
+        // Never acted on. Warnings, the run event and the next prompt's feedback: issue 16's loop work.
+        break;
       default: {
         const never: never = e;
         throw new Error(`unknown parser event ${JSON.stringify(never)}`);

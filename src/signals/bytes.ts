@@ -15,7 +15,9 @@ export const GT = 0x3e;
 export const UPPER_L = 0x4c;
 export const UPPER_O = 0x4f;
 export const BACKTICK = 0x60;
+export const LOWER_A = 0x61;
 export const LOWER_X = 0x78;
+export const LOWER_Z = 0x7a;
 export const TILDE = 0x7e;
 
 /** First non-blank bytes of a line that may be a signal (#), a fence (` ~) or LOOP_COMPLETE (L). */

@@ -1,14 +1,14 @@
-// The incremental signal parser (docs/signals.md). Fed raw chunks of one stream; skips the lines
-// that cannot matter (quiet-lines.ts: a SIMD WebAssembly scan, or a native byte search where
-// WebAssembly is missing) and looks closely only at the few that can (those that start with '#',
-// 'L', a fence character, or hold an observation). A chunk is copied once into the scanner's
-// memory; beyond that only a line split across chunks is kept, in one bounded buffer.
-import { DEFAULTS, LOOP_COMPLETE_LINE, type SignalClass, type SignalName } from '../contract.js';
+// The incremental signal parser (docs/signals.md, docs/parser.md). Fed raw chunks of one stream;
+// skips the lines that cannot matter (quiet-lines.ts: one native search for each line end) and
+// looks closely only at the few that can (those that start with '#', 'L', a fence character, end
+// like a signal, or hold an observation). Chunks are read where they lie, never copied; only a
+// line split across chunks is kept, in one bounded buffer.
+import { DEFAULTS, LOOP_COMPLETE_LINE, type NearMissReason, type SignalClass, type SignalName } from '../contract.js';
 import { closesFence, fenceOpening, type OpenFence } from './fence.js';
 import { classifySignal } from './grammar.js';
 import { byFirstByte, NeedleCursor } from './needle.js';
-import { skipQuietLines, skipQuietLinesWasm, type LineSkip } from './quiet-lines.js';
-import { createWasmLineScan, SCAN_CAPACITY, TAG } from './wasm-line-scan.js';
+import { boundText, nearMiss, unclosedNearMiss } from './near-miss.js';
+import { nearMissShaped, skipQuietLines, type LineSkip } from './quiet-lines.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
 import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
 
@@ -19,7 +19,14 @@ export type ParserEvent =
   | { type: 'claim'; line: number; name: typeof LOOP_COMPLETE_LINE }
   | { type: 'malformed'; line: number; text: string; why: string }
   | { type: 'ignored'; line: number; text: string; why: IgnoredWhy; name: string; args: string[] }
-  | { type: 'observation'; line: number; record: ObservationRecord };
+  | { type: 'observation'; line: number; record: ObservationRecord }
+  /**
+   * A line that carries a signal but is not one; never acted on. `text`: the line, trimmed and
+   * bounded; `correct`: the line to write instead (see NearMissVerdict). Reported after the line's
+   * own event when it has one (malformed), and for signals ignored inside a fence or observation
+   * left open, when the output (end()) or the message (resetBlocks()) ends.
+   */
+  | { type: 'near_miss'; line: number; text: string; reason: NearMissReason; hint: string; correct: string | null };
 
 export interface SignalParserOptions {
   /** Longer lines are cut: the rest is counted, not kept, and the line is never a signal. */
@@ -28,11 +35,21 @@ export interface SignalParserOptions {
   maxObservationBytes?: number;
 }
 
-const OPEN_TAG = Buffer.from(TAG);
-const findOpenTagJs = byFirstByte(OPEN_TAG);
+// '<' is common in agents' output (stack traces, generics), "<o" much less: see needle.ts.
+const OPEN_TAG = Buffer.from('<observation');
 const CLOSE_TAG = Buffer.from('</observation>');
 const LOOP_COMPLETE = Buffer.from(LOOP_COMPLETE_LINE);
 const LOOP_L = LOOP_COMPLETE[0]!;
+/** Signals ignored inside an open fence or observation, kept (the last ones) in case it never closes. */
+const PENDING_MAX = 16;
+
+interface Ignored {
+  line: number;
+  text: string;
+  /** The signal's name; undefined for the LOOP_COMPLETE claim. */
+  name: SignalName | undefined;
+  args: string[];
+}
 
 interface OpenObservation {
   line: number;
@@ -66,13 +83,19 @@ export class SignalParser {
   private lineNo = 1;
   private fence: OpenFence | undefined;
   private observation: OpenObservation | undefined;
-  private readonly wasm = createWasmLineScan();
-  /** The next `<observation` in a chunk (with the scanner, chunks are views of its memory from 0). */
-  private readonly findOpenTag = (buf: Buffer, from: number): number =>
-    this.wasm ? this.wasm.findTag(from, buf.length) : findOpenTagJs(buf, from);
-  private readonly opens = new NeedleCursor(OPEN_TAG, this.findOpenTag);
+  private readonly opens = new NeedleCursor(OPEN_TAG, byFirstByte(OPEN_TAG));
   private readonly closes = new NeedleCursor(CLOSE_TAG);
-  private readonly skip: LineSkip = { lines: 0, lineEnd: -1 };
+  /** Line where the open fence started. */
+  private fenceLine = 0;
+  /** Signals ignored in the open fence or observation. */
+  private pending: Ignored[] = [];
+  private readonly skip: LineSkip = { lines: 0, cr: 0 };
+  /** The first CR at or after where reading is in the current chunk (its length: none); -1: not looked for. */
+  private cr = -1;
+  /** Whether the last byte carried (kept or dropped) is a CR. */
+  private carryEndsInCR = false;
+  /** The byte that ended the line being read: LF, or a lone CR. */
+  private lineEndByte = LF;
   /** Lines longer than the bound, and bytes dropped from them. */
   cutLines = 0;
   cutBytes = 0;
@@ -90,6 +113,10 @@ export class SignalParser {
     return this.lineNo;
   }
 
+  /**
+   * The stream's next chunk. It is read before push() returns and never kept: the caller may
+   * reuse its buffer for the next chunk.
+   */
   push(chunk: Uint8Array | string): void {
     const buf =
       typeof chunk === 'string'
@@ -97,134 +124,160 @@ export class SignalParser {
         : Buffer.isBuffer(chunk)
           ? chunk
           : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const wasm = this.wasm;
-    if (!wasm) {
-      this.pushBuffer(buf);
-      return;
-    }
-    // Copied into the scanner's memory, in pieces it can hold; nothing keeps a reference to the
-    // scratch once pushBuffer returns (split lines and observations are copied out).
-    for (let at = 0; at < buf.length; at += SCAN_CAPACITY) {
-      const n = Math.min(SCAN_CAPACITY, buf.length - at);
-      buf.copy(wasm.scratch, 0, at, at + n);
-      this.pushBuffer(n === SCAN_CAPACITY ? wasm.scratch : wasm.scratch.subarray(0, n));
-    }
+    this.pushBuffer(buf);
   }
-
-  /**
-   * For a caller that reads the stream itself: a buffer to read the next chunk into, which saves
-   * push() its copy. Valid until the next call into the parser; hand the bytes over with
-   * pushFilled(). At most `size` bytes long.
-   */
-  fillBuffer(size: number): Buffer {
-    const wasm = this.wasm;
-    if (wasm) return size >= SCAN_CAPACITY ? wasm.scratch : wasm.scratch.subarray(0, size);
-    if (this.own === undefined || this.own.length < size) this.own = Buffer.allocUnsafe(size);
-    return this.own.length === size ? this.own : this.own.subarray(0, size);
-  }
-
-  /** The first `n` bytes of the buffer fillBuffer() gave are the stream's next chunk. */
-  pushFilled(n: number): void {
-    if (n === 0) return;
-    const filled = this.wasm ? this.wasm.scratch : this.own!;
-    this.pushBuffer(n === filled.length ? filled : filled.subarray(0, n));
-  }
-
-  private own: Buffer | undefined;
 
   private pushBuffer(buf: Buffer): void {
+    const len = buf.length;
+    // Nothing to read, and nothing to decide: a carried CR still waits for its next byte.
+    if (len === 0) return;
     this.opens.forget();
     this.closes.forget();
-    const len = buf.length;
+    this.cr = -1;
     const maxLine = this.maxLine;
     let pos = 0;
     if (this.carryLen > 0 || this.carryDropped > 0) {
-      const nl = buf.indexOf(LF, 0);
-      if (nl === -1) {
-        this.keep(buf, 0, len);
-        return;
+      if (this.carryEndsInCR) {
+        // The carried line ended with a CR: with this chunk's first byte it is a CRLF, or else
+        // the CR alone ended it.
+        if (buf[0] === LF) {
+          this.lineEndByte = LF;
+          pos = 1;
+        } else {
+          if (this.carryDropped > 0) this.carryDropped--;
+          else this.carryLen--;
+          this.lineEndByte = CR;
+        }
+      } else {
+        const end = this.lineEnd(buf, 0);
+        if (end === -1) {
+          this.keep(buf, 0, len);
+          return;
+        }
+        this.keep(buf, 0, end);
+        this.lineEndByte = buf[end]!;
+        pos = end + 1;
       }
-      this.keep(buf, 0, nl);
       this.endCarriedLine();
       this.lineNo++;
-      pos = nl + 1;
     }
     // Where the next `<observation` of this chunk is (len: none); -1: not looked for yet.
     let openAt = -1;
     const skip = this.skip;
     while (pos < len) {
-      let nl: number;
       if (this.observation === undefined) {
         // Outside a fence an observation may open; inside one only the fence's end matters.
         let stop = len;
         if (this.fence === undefined) {
-          if (openAt < pos) {
-            openAt = this.findOpenTag(buf, pos);
-            if (openAt === -1) openAt = len;
-          }
+          if (openAt < pos) openAt = orEnd(this.opens.find(buf, pos, len), len);
           stop = openAt;
         }
-        pos = this.wasm ? skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip) : skipQuietLines(buf, pos, stop, maxLine, skip);
+        skip.cr = this.nextCR(buf, pos);
+        pos = skipQuietLines(buf, pos, stop, maxLine, skip);
+        this.cr = skip.cr;
         this.lineNo += skip.lines;
-        nl = skip.lineEnd;
-      } else if (this.wasm && this.observation.src === buf && this.observation.to === pos && !this.observation.inStartTag) {
-        // Inside an element kept as a range of this chunk: the lines before the one with its
-        // closing tag need no closer look unless they start like a signal (reported as ignored),
-        // and the range just grows over them. The bound on its size stops the skip too.
-        const obs = this.observation;
-        const close = this.closes.find(buf, pos, len);
-        const stop = Math.min(close === -1 ? len : close, obs.from + this.maxObservation);
-        pos = skipQuietLinesWasm(this.wasm, buf, pos, stop, maxLine, skip);
-        this.lineNo += skip.lines;
-        nl = skip.lineEnd;
-        obs.to = pos;
-      } else {
-        nl = buf.indexOf(LF, pos);
       }
-      if (nl === -1) break;
-      if (nl - pos > maxLine && !(nl - pos === maxLine + 1 && buf[nl - 1] === CR)) {
-        this.countCut(nl - pos - maxLine);
+      const end = this.lineEnd(buf, pos);
+      if (end === -1) break;
+      this.lineEndByte = buf[end]!;
+      if (end - pos > maxLine && !(end - pos === maxLine + 1 && buf[end - 1] === CR)) {
+        this.countCut(end - pos - maxLine);
         this.readLine(buf, pos, pos + maxLine, true, true);
       } else {
-        this.readLine(buf, pos, nl, false, true);
+        this.readLine(buf, pos, end, false, true);
       }
       this.lineNo++;
-      pos = nl + 1;
+      pos = end + 1;
     }
     if (pos < len) this.keep(buf, pos, len);
     if (this.observation) this.copyOutObservation();
   }
 
+  /** The first CR at or after `pos` in this chunk, or its length when there is none. */
+  private nextCR(buf: Buffer, pos: number): number {
+    if (this.cr < pos) {
+      const at = buf.indexOf(CR, pos);
+      this.cr = at === -1 ? buf.length : at;
+    }
+    return this.cr;
+  }
+
+  /**
+   * Where the line starting at `pos` ends: its LF, or a CR that no LF follows (the CR of a CRLF is
+   * part of the line, as it always was, and trimmed where it matters). -1 when the chunk ends
+   * first, or ends in a CR, which may be half of a CRLF split across chunks.
+   */
+  private lineEnd(buf: Buffer, pos: number): number {
+    const nl = buf.indexOf(LF, pos);
+    const cr = this.nextCR(buf, pos);
+    if (cr >= (nl === -1 ? buf.length : nl) - 1) return nl;
+    return cr;
+  }
+
   /** The stream is over: the last line (if unterminated) is read, and open elements are closed. */
   end(): void {
+    this.endLastLine();
+    this.closeBlocks('the output ended');
+  }
+
+  /**
+   * A new assistant message starts (JSON stream formats): it starts with no open fence or
+   * observation. What the last message left open is closed as at end(); line numbers go on.
+   */
+  resetBlocks(): void {
+    this.endLastLine();
+    this.closeBlocks('the message ended');
+  }
+
+  /** A line still carried, unterminated, is read as the last one. */
+  private endLastLine(): void {
     if (this.carryLen > 0 || this.carryDropped > 0) {
+      if (this.carryEndsInCR) {
+        if (this.carryDropped > 0) this.carryDropped--;
+        else this.carryLen--;
+        this.lineEndByte = CR;
+      } else {
+        this.lineEndByte = LF;
+      }
       this.endCarriedLine();
       this.lineNo++;
     }
-    if (this.observation) {
+  }
+
+  /** An observation left open is recorded, invalid; signals ignored in what was left open are near misses. */
+  private closeBlocks(ended: string): void {
+    const obs = this.observation;
+    if (obs) {
       const raw = this.observationText();
-      const line = this.observation.line;
       this.observation = undefined;
       this.onEvent({
         type: 'observation',
-        line,
+        line: obs.line,
         record: {
           valid: false, type: null, severity: null, title: null, detail: null, file: null, action: null,
           raw,
-          error: 'the <observation> element was not closed before the output ended',
+          error: `the <observation> element was not closed before ${ended}`,
         },
       });
     }
     this.fence = undefined;
+    const pending = this.pending;
+    this.pending = [];
+    for (const p of pending) {
+      const verdict = obs !== undefined ? unclosedNearMiss('observation', obs.line, p.name, p.args) : unclosedNearMiss('fence', this.fenceLine, p.name, p.args);
+      this.onEvent({ type: 'near_miss', line: p.line, text: p.text, ...verdict });
+    }
   }
 
   /** A new iteration: line numbers, fences and observations start over. */
   reset(): void {
     this.carryLen = 0;
     this.carryDropped = 0;
+    this.carryEndsInCR = false;
     this.lineNo = 1;
     this.fence = undefined;
     this.observation = undefined;
+    this.pending = [];
     this.cutLines = 0;
     this.cutBytes = 0;
   }
@@ -249,6 +302,7 @@ export class SignalParser {
       this.carryLen += take;
     }
     this.carryDropped += end - start - Math.max(take, 0);
+    if (end > start) this.carryEndsInCR = buf[end - 1] === CR;
   }
 
   private endCarriedLine(): void {
@@ -257,6 +311,7 @@ export class SignalParser {
     this.readLine(this.carry, 0, cut ? this.maxLine : this.carryLen, cut, false);
     this.carryLen = 0;
     this.carryDropped = 0;
+    this.carryEndsInCR = false;
   }
 
   /** One line [start, end) of `buf`, without its LF. `inChunk`: buf is the chunk itself, not the carry. */
@@ -271,6 +326,7 @@ export class SignalParser {
     if (this.fence) {
       if (first < end && closesFence(buf, start, first, end, this.fence)) {
         this.fence = undefined;
+        this.pending = [];
       } else if (!cut) {
         this.reportIgnored(buf, first, end, 'inside a code fence');
       }
@@ -282,6 +338,7 @@ export class SignalParser {
       const fence = fenceOpening(buf, start, first, end);
       if (fence) {
         this.fence = fence;
+        this.fenceLine = this.lineNo;
         return;
       }
     } else if (!cut && (b === HASH || b === LOOP_L)) {
@@ -291,7 +348,13 @@ export class SignalParser {
         return;
       }
     }
+    if (!cut && nearMissShaped(buf, first, end)) this.reportNearMiss(trimmedText(buf, first, end));
     this.scanForObservation(buf, start, end, inChunk);
+  }
+
+  private reportNearMiss(text: string, malformedWhy?: string): void {
+    const verdict = nearMiss(text, malformedWhy);
+    if (verdict) this.onEvent({ type: 'near_miss', line: this.lineNo, text: boundText(text), ...verdict });
   }
 
   /** A line that, trimmed, may be a signal or the LOOP_COMPLETE claim. */
@@ -316,21 +379,21 @@ export class SignalParser {
     const line = this.lineNo;
     if (c.kind === 'signal') this.onEvent({ type: 'signal', line, name: c.name, class: c.class, args: c.args });
     else if (c.kind === 'claim') this.onEvent({ type: 'claim', line, name: LOOP_COMPLETE_LINE });
-    else this.onEvent({ type: 'malformed', line, text: c.text, why: c.why });
+    else {
+      this.onEvent({ type: 'malformed', line, text: c.text, why: c.why });
+      this.reportNearMiss(c.text, c.why);
+    }
   }
 
   private reportIgnored(buf: Buffer, first: number, end: number, why: IgnoredWhy): void {
     if (first === end || (buf[first] !== HASH && buf[first] !== LOOP_L)) return;
     const c = this.candidate(buf, first, end);
     if (!c || c.kind === 'malformed') return;
-    this.onEvent({
-      type: 'ignored',
-      line: this.lineNo,
-      text: c.text,
-      why,
-      name: c.kind === 'signal' ? c.name : LOOP_COMPLETE_LINE,
-      args: c.kind === 'signal' ? c.args : [],
-    });
+    const name = c.kind === 'signal' ? c.name : undefined;
+    const args = c.kind === 'signal' ? c.args : [];
+    this.pending.push({ line: this.lineNo, text: boundText(c.text), name, args });
+    if (this.pending.length > PENDING_MAX) this.pending.shift();
+    this.onEvent({ type: 'ignored', line: this.lineNo, text: c.text, why, name: name ?? LOOP_COMPLETE_LINE, args });
   }
 
   /** Looks for `<observation` in [from, end) and, if found, starts collecting the element. */
@@ -417,9 +480,9 @@ export class SignalParser {
   private collect(buf: Buffer, from: number, to: number, newline: boolean): void {
     const obs = this.observation!;
     if (obs.src !== undefined) {
-      // Still one unbroken range of the chunk: the newline added is the LF that is there.
+      // Still one unbroken range of the chunk: the line end added is the one that is there.
       const next = to + (newline ? 1 : 0);
-      if (buf === obs.src && from === obs.to && (!newline || buf[to] === LF) && next - obs.from <= this.maxObservation) {
+      if (buf === obs.src && from === obs.to && (!newline || buf[to] === this.lineEndByte) && next - obs.from <= this.maxObservation) {
         obs.to = next;
         return;
       }
@@ -433,7 +496,7 @@ export class SignalParser {
     }
     obs.dropped += to - from - Math.max(take, 0);
     if (newline && obs.bytes < this.maxObservation) {
-      obs.parts.push(NEWLINE);
+      obs.parts.push(this.lineEndByte === CR ? LONE_CR : NEWLINE);
       obs.bytes++;
     }
   }
@@ -457,6 +520,7 @@ export class SignalParser {
     const obs = this.observation!;
     const raw = this.observationText();
     this.observation = undefined;
+    this.pending = [];
     const record: ObservationRecord =
       obs.dropped > 0
         ? {
@@ -470,7 +534,19 @@ export class SignalParser {
 }
 
 const NEWLINE = Buffer.from('\n');
+const LONE_CR = Buffer.from('\r');
 
+
+function orEnd(at: number, len: number): number {
+  return at === -1 ? len : at;
+}
+
+/** [first, end) without the blanks and CR at its end, as text. */
+function trimmedText(buf: Buffer, first: number, end: number): string {
+  let last = end;
+  while (last > first && (buf[last - 1] === SPACE || buf[last - 1] === TAB || buf[last - 1] === CR)) last--;
+  return buf.toString('utf8', first, last);
+}
 
 function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): number {
   const at = buf.indexOf(needle, start);

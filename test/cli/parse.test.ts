@@ -1,5 +1,6 @@
 // `ralph parse` as a user runs it: the built CLI (npm test builds dist/ first). docs/commands.md#ralph-parse: one
-// NDJSON object per signal, claim, malformed or ignored signal and observation, in order.
+// NDJSON object per signal, claim, malformed or ignored signal, near miss (docs/parser.md) and
+// observation, in order.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,12 +19,20 @@ interface Ran {
   pid: number;
 }
 
-function ralph(args: string[], stdin?: string | Buffer): Promise<Ran> {
+/** Runs the built CLI; with `timeoutMs`, a run that takes longer is killed and fails the test. */
+function ralph(args: string[], stdin?: string | Buffer, timeoutMs?: number): Promise<Ran> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['bin/ralph.js', ...args], {
       cwd: ROOT,
       stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        fail(new Error(`ralph ${args.join(' ')} took longer than ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.on('close', () => clearTimeout(timer));
+    }
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -69,9 +78,11 @@ const ALL_KINDS = [
     action: 'needs-fix',
   },
   { kind: 'malformed', line: 12 },
+  { kind: 'near_miss', line: 12, text: '###NOT_A_SIGNAL###', reason: 'unknown_name', correct: null },
   { kind: 'observation', line: 13, valid: false, raw: '<observation type="feature" severity="low"><title>t</title><detail>d</detail></observation>' },
   { kind: 'signal', line: 14, name: 'TEST_FAILED', args: ['widgets', '3'] },
   { kind: 'claim', line: 15, name: 'LOOP_COMPLETE' },
+  { kind: 'near_miss', line: 16, text: 'Done: ###PLAN_COMPLETE###', reason: 'not_alone', correct: '###PLAN_COMPLETE###' },
   { kind: 'signal', line: 17, name: 'PLAN_COMPLETE', args: [] },
 ];
 
@@ -90,7 +101,7 @@ describe('ralph parse FILE', () => {
         for (const field of FINDING_FIELDS) expect(r).toHaveProperty(field);
       }
     }
-    const invalid = records[4]!;
+    const invalid = records[5]!;
     expect(typeof invalid.error).toBe('string');
     expect(invalid.error).toMatch(/type/);
     expect(isRunning(ran.pid)).toBe(false);
@@ -111,14 +122,56 @@ describe('ralph parse FILE', () => {
     expect(typeof records[3]!.error).toBe('string');
   });
 
+  it('a lone CR ends a line, as LF and CRLF do', async () => {
+    const file = join(tmp, 'lone-cr.txt');
+    writeFileSync(file, 'building 10%\rbuilding 100%\r###PLAN_COMPLETE###\rdone\r\n###BLOCKED:key###\r');
+    const expected = [
+      { kind: 'signal', line: 3, name: 'PLAN_COMPLETE', args: [] },
+      { kind: 'signal', line: 5, name: 'BLOCKED', args: ['key'] },
+    ];
+    const ran = await ralph(['parse', file]);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ndjson(ran.stdout)).toEqual(expected);
+    const fromStdin = await ralph(['parse', '-'], readFileSync(file));
+    expect(ndjson(fromStdin.stdout)).toEqual(expected);
+  });
+
   it('prints nothing for an empty transcript or one of plain text', async () => {
     const empty = join(tmp, 'empty.txt');
     writeFileSync(empty, '');
     const plain = join(tmp, 'plain.txt');
-    writeFileSync(plain, 'hello\nsay ###PLAN_COMPLETE### later\n### Progress\n');
+    writeFileSync(plain, 'hello\nthe PLAN_COMPLETE line ends the plan\n### Progress\n');
     for (const file of [empty, plain]) {
       expect(await ralph(['parse', file])).toMatchObject({ code: 0, stdout: '', stderr: '' });
     }
+  });
+
+  it('reports near misses: the line, what is wrong, and the line to write instead', async () => {
+    const file = join(tmp, 'near-misses.txt');
+    writeFileSync(file, 'All tasks done.\nDone! ###PLAN_COMPLETE###\n**###PLAN_COMPLETE###**\n###plan_complete###\n```diff\n###PLAN_COMPLETE###\n');
+    const ran = await ralph(['parse', file]);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    const records = ndjson(ran.stdout);
+    expect(records.filter((r) => r.kind === 'near_miss')).toEqual([
+      { kind: 'near_miss', line: 2, text: 'Done! ###PLAN_COMPLETE###', reason: 'not_alone', hint: expect.stringContaining('alone on its own line'), correct: '###PLAN_COMPLETE###' },
+      { kind: 'near_miss', line: 3, text: '**###PLAN_COMPLETE###**', reason: 'markdown', hint: expect.stringContaining('Markdown'), correct: '###PLAN_COMPLETE###' },
+      { kind: 'near_miss', line: 4, text: '###plan_complete###', reason: 'wrong_case', hint: expect.stringContaining('upper case'), correct: '###PLAN_COMPLETE###' },
+      { kind: 'near_miss', line: 6, text: '###PLAN_COMPLETE###', reason: 'unclosed_fence', hint: expect.stringContaining('line 5'), correct: '###PLAN_COMPLETE###' },
+    ]);
+    expect(records.filter((r) => r.kind === 'signal' || r.kind === 'claim')).toEqual([]);
+  });
+
+  it('a hostile line near 1 MiB is judged quickly: a run of #, a line of many tokens', async () => {
+    // A regular expression retried from inside a run of # once took minutes on such a line.
+    const file = join(tmp, 'hostile.txt');
+    writeFileSync(file, `${'#'.repeat(1024 * 1024 - 1)}\n${'##a'.repeat(340_000)}###\n###PLAN_COMPLETE###\n`);
+    const ran = await ralph(['parse', file], undefined, 20_000);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ndjson(ran.stdout).map((r) => [r.kind, r.line])).toEqual([
+      ['malformed', 1],
+      ['near_miss', 1],
+      ['signal', 3],
+    ]);
   });
 
   it('cuts a line over 1 MiB and still numbers the lines after it', async () => {

@@ -137,7 +137,8 @@ describe('invalid observations are recorded with valid:false, raw text and a rea
 
   it('an element left open at end() is recorded, with its raw text and line', () => {
     const events = parseText('a\n<observation type="bug" severity="low">\n<title>t</title>\n###PLAN_COMPLETE###\n<detail>never clo');
-    expect(events.map((e) => e.type)).toEqual(['ignored', 'observation']);
+    // The signal ignored inside it is a near miss once the element turns out never to close.
+    expect(events.map((e) => e.type)).toEqual(['ignored', 'observation', 'near_miss']);
     const r = records(events)[0]!;
     expect(r).toMatchObject({ line: 2, valid: false });
     expect(r.raw).toContain('<observation type="bug" severity="low">');
