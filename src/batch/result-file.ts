@@ -81,6 +81,8 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} warning: ${oneLine(e.message)}`;
     case 'run-end':
       return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+    case 'near_miss':
+      return `- ${t} iteration ${e.iteration}: not a signal at line ${e.line}: ${oneLine(e.text, 120)}`;
     case 'wait_start':
       return `- ${t} iteration ${e.iteration}: waiting for the ${e.kind} limit until ${e.until}`;
     case 'wait_end':

@@ -56,6 +56,8 @@ export type ExecutorEvent =
       chunk: Buffer | string;
       /** Already in the transcript as raw output (e.g. a JSON stream's event): parse, do not log again. */
       parseOnly?: boolean;
+      /** The first text of a new assistant message: no fence or observation carries over into it. */
+      messageStart?: boolean;
     }
   /** Output that is logged in the transcript but never parsed (e.g. stderr of a JSON stream, tool output). */
   | { type: 'log'; stream: 'stdout' | 'stderr'; chunk: Buffer | string }

@@ -1,6 +1,6 @@
 // Every event the loop reports, as one union keyed on `type`. The UI, the events.jsonl writer,
 // the findings log and batch progress are subscribers; nothing else prints.
-import type { Outcome } from '../contract.js';
+import type { NearMissReason, Outcome } from '../contract.js';
 import type { LimitKind, TokenUsage } from '../executors/types.js';
 import type { ObservationRecord } from '../signals/index.js';
 import type { Decision } from '../signals/index.js';
@@ -17,6 +17,8 @@ export type RunEvent =
   | { type: 'signal'; iteration: number; name: string; args: string[]; source: string; line?: number }
   | { type: 'malformed'; iteration: number; line: number; text: string; why: string; stream: string }
   | { type: 'ignored'; iteration: number; line: number; text: string; why: string; stream: string }
+  /** A line that carried a signal but was not one; never acted on (docs/overnight.md#near-misses). */
+  | { type: 'near_miss'; iteration: number; line: number; text: string; reason: NearMissReason; hint: string; correct: string | null; stream: string }
   | { type: 'observation'; iteration: number; record: ObservationRecord }
   /** The agent CLI, as expanded from --agent or given after --, and how its output is read (docs/agents.md). */
   | { type: 'agent'; name: string | null; command: string[]; streamFormat: string; formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default' }

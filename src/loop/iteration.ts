@@ -13,6 +13,8 @@ import { SilenceWatchdog } from './silence-watchdog.js';
 
 export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop' | 'agent_error' | 'usage_limit';
 
+export type NearMiss = Omit<Extract<ParserEvent, { type: 'near_miss' }>, 'type'> & { stream: 'stdout' | 'stderr' };
+
 export interface IterationInput {
   executor: Executor;
   prompt: Prompt;
@@ -61,6 +63,8 @@ export interface IterationResult {
   denials: { tool: string; summary: string }[];
   /** What identifies each valid observation of this iteration (a new one counts as progress). */
   findings: string[];
+  /** Lines that carried a signal but were not one (docs/overnight.md#near-misses). */
+  nearMisses: NearMiss[];
   /** Why the agent failed, in its words: its last error event, else the last lines of its stderr. */
   failureDetail?: string;
   /** The agent said or did something (stdout text, a tool, usage): not a failure at start-up. */
@@ -91,6 +95,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
     contextTokens: 0,
     denials: [],
     findings: [],
+    nearMisses: [],
     agentActive: false,
     durationMs: 0,
   };
@@ -131,9 +136,13 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         if (e.record.valid) result.findings.push(`${e.record.type}\0${(e.record.title ?? '').trim().toLowerCase()}\0${e.record.file ?? ''}`);
         bus.emitEvent({ type: 'observation', iteration, record: e.record });
         break;
-      case 'near_miss':
-        // Never acted on. Warnings, the run event and the next prompt's feedback: issue 16's loop work.
+      case 'near_miss': {
+        // Never acted on: shown, and quoted in the next prompt if the iteration decides nothing.
+        const miss = { line: e.line, text: e.text, reason: e.reason, hint: e.hint, correct: e.correct, stream };
+        result.nearMisses.push(miss);
+        bus.emitEvent({ type: 'near_miss', iteration, ...miss });
         break;
+      }
       default: {
         const never: never = e;
         throw new Error(`unknown parser event ${JSON.stringify(never)}`);
@@ -173,6 +182,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
           const text = typeof ev.chunk === 'string' ? ev.chunk : decoders[ev.stream].write(ev.chunk);
           if (text) bus.emitEvent({ type: 'output', iteration, stream: ev.stream, text });
         }
+        if (ev.messageStart) parsers[ev.stream].resetBlocks();
         parsers[ev.stream].push(ev.chunk);
         break;
       case 'log':

@@ -632,6 +632,7 @@ class PlanRun {
     if (decision.kind !== 'blocked') state.consecutiveBlockRejections = 0;
     if (decision.kind !== 'none') state.consecutiveStalls = 0;
     if (decision.kind === 'none') {
+      this.explainNearMisses(result);
       const denied = this.countDenials(n, result);
       if (denied) return denied;
     } else {
@@ -746,6 +747,14 @@ class PlanRun {
         throw new Error(`unknown decision ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /** Lines that were almost signals, quoted in the next prompt with how to write them. */
+  private explainNearMisses(result: IterationResult | undefined): void {
+    const misses = result?.nearMisses ?? [];
+    if (misses.length === 0) return;
+    const lines = misses.slice(-5).map((m) => `- line ${m.line}: \`${m.text.replace(/`/g, "'").slice(0, 160)}\` — ${m.hint}`);
+    this.pendingFeedback.push(render(this.init.templates['feedback-near-miss'], { lines: lines.join('\n') }));
   }
 
   /**

@@ -14,6 +14,7 @@ export const TEMPLATE_NAMES = [
   'feedback-completion-rejected',
   'feedback-blocker-rejected',
   'feedback-permission-denied',
+  'feedback-near-miss',
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;

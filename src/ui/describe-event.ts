@@ -28,6 +28,8 @@ export function describeEvent(e: RunEvent): string | undefined {
       return `malformed signal ignored at ${e.stream} line ${e.line}: ${stripControl(e.why)}`;
     case 'ignored':
       return undefined;
+    case 'near_miss':
+      return `warning: not a signal at ${e.stream} line ${e.line}: ${stripControl(e.text).slice(0, 120)} (${stripControl(e.hint).slice(0, 200)})`;
     case 'observation':
       return e.record.valid
         ? `observation [${e.record.severity}] ${e.record.type}: ${stripControl(e.record.title ?? '')}`

@@ -93,7 +93,7 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           pending = '';
         }
         const colored =
-          e.type === 'warning' || e.type === 'silence' ? paint('yellow', text)
+          e.type === 'warning' || e.type === 'silence' || e.type === 'near_miss' ? paint('yellow', text)
           : e.type === 'run-end' ? paint(e.outcome === 'complete' ? 'green' : 'red', text)
           : paint('dim', text);
         log(`ralph: ${colored}`);

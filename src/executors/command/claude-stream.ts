@@ -185,12 +185,14 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     const id = asString(message?.id);
     const usage = asObject(message?.usage);
     if (!fromSubagent && id !== undefined && usage) this.messageUsage.set(id, tokensOf(usage, this.cacheInInput));
+    let first = true;
     for (const raw of asArray(message?.content)) {
       const block = asObject(raw);
       if (!block) continue;
       if (block.type === 'text' && !fromSubagent) {
         const text = asString(block.text);
-        if (text) out.push({ type: 'text', stream: 'stdout', chunk: endLine(text), parseOnly: true });
+        if (text) out.push({ type: 'text', stream: 'stdout', chunk: endLine(text), parseOnly: true, ...(first ? { messageStart: true } : {}) });
+        if (text) first = false;
       } else if (block.type === 'tool_use') {
         const name = asString(block.name) ?? 'tool';
         const summary = summarizeToolInput(block.input);

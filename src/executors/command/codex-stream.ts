@@ -76,7 +76,7 @@ export class CodexStreamDecoder implements StreamDecoder {
     switch (item.type) {
       case 'agent_message': {
         const text = asString(item.text);
-        return text ? [{ type: 'text', stream: 'stdout', chunk: endLine(text), parseOnly: true }] : [];
+        return text ? [{ type: 'text', stream: 'stdout', chunk: endLine(text), parseOnly: true, messageStart: true }] : [];
       }
       case 'command_execution':
         return [this.command(item)];
