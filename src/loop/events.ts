@@ -23,6 +23,8 @@ export type RunEvent =
   | { type: 'silence'; iteration: number; silentMs: number; timeoutMs: number }
   | { type: 'decision'; iteration: number; decision: Decision }
   | { type: 'gate'; iteration: number; accepted: boolean; reason: string }
+  /** Processes of the run still running when an iteration ended, stopped (docs/hostile.md). */
+  | { type: 'processes-stopped'; iteration: number; processes: { pid: number; command: string }[] }
   | { type: 'iteration-end'; iteration: number; exitCode: number | null; durationMs: number; decision: Decision['kind'] }
   | { type: 'run-end'; outcome: Outcome; exitCode: number; reason: string; result: RunResult };
 

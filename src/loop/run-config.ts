@@ -18,6 +18,8 @@ export interface RunConfig {
   maxRuntimeMs?: number;
   silenceTimeoutMs: number;
   iterationTimeoutMs?: number;
+  /** Each verify command's limit (docs/hostile.md); undefined: DEFAULTS.verifyTimeoutMs. */
+  verifyTimeoutMs?: number;
   requireSummary: boolean;
   verify: string[];
   rejectBlockers: string[];
@@ -75,6 +77,8 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
   const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs;
   if (maxRuntime !== undefined) config.maxRuntimeMs = maxRuntime;
   if (options.iterationTimeoutMs !== undefined) config.iterationTimeoutMs = options.iterationTimeoutMs;
+  const verifyTimeout = options.verifyTimeoutMs ?? fm.verifyTimeoutMs;
+  if (verifyTimeout !== undefined) config.verifyTimeoutMs = verifyTimeout;
   if (options.maxRetries !== undefined) config.maxRetries = options.maxRetries;
   if (options.promptsDir !== undefined) config.promptsDir = resolve(options.promptsDir);
   return config;

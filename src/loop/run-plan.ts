@@ -22,6 +22,9 @@ import { Transcript } from '../runs/transcript.js';
 import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { acceptanceGate } from './acceptance-gate.js';
+import { preflight } from './preflight.js';
+import { stopLeftovers } from './leftover-processes.js';
+import { setSummaryAside } from './summary-aside.js';
 import { checkBlocker } from './blocker-check.js';
 import { RunBus } from './bus.js';
 import { systemClock, type Clock } from './clock.js';
@@ -63,6 +66,14 @@ export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promi
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
+  preflight({
+    cwd,
+    runDir: paths.dir,
+    runDirGiven: options.runDir !== undefined,
+    summaryPath: config.summaryPath,
+    requireSummary: config.requireSummary,
+    fresh: opened.mode === 'new',
+  });
   state.limits = limitsOf(config);
   const executor = await createExecutor(config, env);
   const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
@@ -303,6 +314,7 @@ class PlanRun {
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
+      this.summaryAside();
       state.checkboxAtStart = isTaskCompleteChecked(plan.text);
       if (state.checkboxAtStart) {
         this.warn(`the plan already has a checked "[x] ${TASK_COMPLETE_CHECKBOX}" box at the start: it is stale and ignored`);
@@ -397,6 +409,7 @@ class PlanRun {
         transcript.close();
       }
       state.executorPid = null;
+      await stopLeftovers(state.runId, n, this.bus);
       state.tokens = addUsage(state.tokens, result.tokens);
       if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
       this.emit({
@@ -488,6 +501,9 @@ class PlanRun {
           verify: config.verify,
           cwd: config.cwd,
           runStartedAtMs: state.startedAtMs,
+          ...(state.summaryAtStart !== undefined ? { summaryAtStart: state.summaryAtStart } : {}),
+          ...(config.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: config.verifyTimeoutMs } : {}),
+          env: { [RALPH_ENV.runId]: state.runId },
           signal: this.runAbort.signal,
         });
         this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason });
@@ -558,6 +574,16 @@ class PlanRun {
         const never: never = decision;
         throw new Error(`unknown decision ${JSON.stringify(never)}`);
       }
+    }
+  }
+
+  /** A summary from before the run is moved aside: only one written during the run counts. */
+  private summaryAside(): void {
+    const aside = setSummaryAside(this.config.summaryPath, this.paths.dir);
+    if (aside.kind === 'moved') this.warn(`a summary file was already there before the run started: moved it to ${aside.to}; only a summary written during this run counts`);
+    if (aside.kind === 'kept') {
+      this.state.summaryAtStart = aside.sha256;
+      this.warn(`a summary file was already there before the run started and could not be moved aside (${aside.why}): that content will not be accepted`);
     }
   }
 

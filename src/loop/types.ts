@@ -21,6 +21,10 @@ export interface ExecOptions {
   maxCostUsd?: number;
   silenceTimeoutMs?: number;
   iterationTimeoutMs?: number;
+  /** --verify-timeout: each verify command's limit. */
+  verifyTimeoutMs?: number;
+  /** --max-log: bytes of one iteration's transcript kept (head and tail). */
+  maxLogBytes?: number;
   /** --summary, relative to the current directory. */
   summary?: string;
   /** --run-dir: the run directory itself. */

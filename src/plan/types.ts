@@ -29,6 +29,7 @@ export interface PlanConfig {
   maxCostUsd?: number;
   maxRuntimeMs?: number;
   silenceTimeoutMs?: number;
+  verifyTimeoutMs?: number;
   /** As written: relative to the plan's folder (Plan.summaryPath is the resolved one). */
   summary?: string;
   requireSummary: boolean;

@@ -39,6 +39,11 @@ export interface RunState {
   outcome: Outcome | null;
   /** The plan's TASK_COMPLETE box was already checked when the run started: stale, never a claim. */
   checkboxAtStart: boolean;
+  /**
+   * sha256 of a summary file that was there when the run started and could not be moved aside:
+   * a summary with this content is not this run's (docs/hostile.md "Summary"). Absent: none.
+   */
+  summaryAtStart?: string;
   /** The limits in force (flags over front matter), for `ralph status`. */
   limits: RunLimits;
 }

@@ -33,6 +33,11 @@ export function describeEvent(e: RunEvent): string | undefined {
       return `decision: ${e.decision.kind}${'reason' in e.decision && e.decision.reason ? ` (${stripControl(e.decision.reason)})` : ''}`;
     case 'gate':
       return e.accepted ? `accepted: ${stripControl(e.reason)}` : `rejected: ${stripControl(e.reason).split('\n')[0]}`;
+    case 'processes-stopped':
+      return `stopped ${e.processes.length} process(es) the agent left running after iteration ${e.iteration}: ${e.processes
+        .slice(0, 5)
+        .map((p) => `${stripControl(p.command)} (${p.pid})`)
+        .join(', ')}${e.processes.length > 5 ? ', …' : ''}`;
     case 'iteration-end':
       return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
     case 'run-end':

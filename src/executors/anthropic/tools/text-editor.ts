@@ -1,7 +1,8 @@
 // Anthropic's text editor tool (text_editor_20250728, name str_replace_based_edit_tool), run by
 // ralph on files inside the working directory. Every failure is a ToolError whose message is what
 // the model reads: what went wrong and what to do instead.
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { readRegularFile } from '../../../util/read-regular-file.js';
 import { dirname, join, relative } from 'node:path';
 import { boundText } from './bounded-output.js';
 import { PathEscapeError, resolveInside } from './safe-path.js';
@@ -46,7 +47,7 @@ function requireString(value: unknown, name: string, command: string): string {
 async function readText(abs: string, shown: string): Promise<string> {
   let buf: Buffer;
   try {
-    buf = await readFile(abs);
+    buf = await readRegularFile(abs); // a FIFO the agent made must not hang the run
   } catch (e) {
     throw fsError(e, shown);
   }

@@ -1,0 +1,12 @@
+// When an iteration ends, every process of the run is stopped (docs/hostile.md "Processes of a
+// run"): whatever the agent left running, in its tree or outside it (setsid), found by the
+// RALPH_RUN_ID every process of the run inherits. What was stopped is reported as an event.
+import { DEFAULTS, RALPH_ENV } from '../contract.js';
+import { stopProcesses } from '../executors/process-tree.js';
+import type { RunBus } from './bus.js';
+
+export async function stopLeftovers(runId: string, iteration: number, bus: RunBus, graceMs: number = DEFAULTS.killGraceMs): Promise<void> {
+  const stopped = await stopProcesses({ marker: { name: RALPH_ENV.runId, value: runId } }, graceMs);
+  if (stopped.length === 0) return;
+  bus.emitEvent({ type: 'processes-stopped', iteration, processes: stopped.map((p) => ({ pid: p.pid, command: p.comm })) });
+}
