@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
+import { holdCredentials } from '../util/credentials.js';
 import { packageVersion } from '../util/package-root.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { registerExec } from './exec.js';
@@ -17,7 +18,11 @@ export async function main(
   argv: string[],
   io: Pick<CliContext, 'stdout' | 'stderr'> = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
-  if (io.stdout === process.stdout) ignoreClosedStdout();
+  if (io.stdout === process.stdout) {
+    ignoreClosedStdout();
+    // Out of ralph's environment before anything starts a process (docs/hostile.md "The API key").
+    holdCredentials();
+  }
   // What follows `--` is the agent's command line: commander never sees it.
   const dashes = argv.indexOf('--');
   const passThrough = dashes === -1 ? [] : argv.slice(dashes + 1);

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
+import { credential } from '../util/credentials.js';
 import type { Plan } from '../plan/index.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from './types.js';
 
@@ -38,7 +39,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     (options.command && options.command.length > 0 ? 'command' : undefined) ??
     fm.executor ??
     (fm.command ? 'command' : undefined) ??
-    (env.ANTHROPIC_API_KEY ? 'anthropic' : undefined);
+    (credential(env, 'ANTHROPIC_API_KEY') ? 'anthropic' : undefined);
   if (executor === undefined) {
     throw new UsageError(
       'no executor to run the plan with',
@@ -51,7 +52,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
       'Give it after --, e.g. `ralph exec plan.md -- claude -p --dangerously-skip-permissions`, or as `command: [...]` in the plan.',
     );
   }
-  if (executor === 'anthropic' && !env.ANTHROPIC_API_KEY) {
+  if (executor === 'anthropic' && !credential(env, 'ANTHROPIC_API_KEY')) {
     throw new UsageError('the anthropic executor needs ANTHROPIC_API_KEY', 'Export your API key, or run an agent CLI with `-- <command>`.');
   }
   const summaryPath = options.summary !== undefined ? resolve(options.summary) : plan.summaryPath;

@@ -100,7 +100,7 @@ describe.concurrent('verify commands that leave processes behind', () => {
     await waitFor(() => statusOf() === 'verifying' && pidsRunning(sleep).length >= 2, 'the verify command to run');
     const t0 = Date.now();
     running.child.kill('SIGTERM');
-    const ran = await Promise.race([running.done, new Promise<undefined>((r) => setTimeout(r, 15_000))]);
+    const ran = await Promise.race([running.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 15_000))]);
     const left = pidsRunning(sleep);
     killAll(left);
     if (!ran) running.child.kill('SIGKILL');
@@ -148,7 +148,7 @@ describe.concurrent('FIFOs and other non-files where ralph reads a file', () => 
     const dir = makeTempDir();
     execFileSync('mkfifo', [join(dir, 'plan.md')]);
     for (const args of [['exec', 'plan.md', '--', 'true'], ['validate', 'plan.md']]) {
-      const ran = await Promise.race([ralph(args, { cwd: dir }), new Promise<undefined>((r) => setTimeout(r, 10_000))]);
+      const ran = await Promise.race([ralph(args, { cwd: dir }), new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000))]);
       expect(ran, `ralph ${args[0]} hung on a FIFO`).toBeDefined();
       expect(ran!.code).toBe(64);
       expect(ran!.stderr).toContain('is not a regular file (it is a FIFO');

@@ -5,6 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { DEFAULTS } from '../../contract.js';
 import { UsageError } from '../../errors.js';
+import { heldCredentials } from '../../util/credentials.js';
 import type { StreamFormat } from '../../loop/types.js';
 import type { Executor, ExecutorEvent, ExecutorRunOptions } from '../types.js';
 import { ClaudeStreamDecoder } from './claude-stream.js';
@@ -108,7 +109,8 @@ async function* runProgram(
   try {
     child = spawn(program, args, {
       cwd: run.cwd,
-      env: { ...process.env, ...run.env },
+      // The user's agent CLI gets the credentials ralph holds (src/util/credentials.ts).
+      env: { ...process.env, ...heldCredentials(), ...run.env },
       detached: true,
       stdio: 'pipe',
     });

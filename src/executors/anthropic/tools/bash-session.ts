@@ -12,6 +12,7 @@ import { terminateProcessGroup } from '../../process-group.js';
 /** How long to wait for Node to report the exit of a shell whose process group is gone. */
 const EXIT_DELIVERY_MS = 2_000;
 import { trackGroup, untrackGroup } from './process-group.js';
+import { pidNamespacePrefix } from './pid-namespace.js';
 
 export interface BashSessionOptions {
   cwd: string;
@@ -123,7 +124,11 @@ export class BashSession {
   }
 
   private start(): ChildProcess {
-    const child = spawn('bash', ['--noprofile', '--norc'], {
+    // In its own PID namespace where possible: ralph's /proc/<pid>/environ (which still holds the
+    // key ralph was started with) is then out of the shell's sight.
+    const sandbox = pidNamespacePrefix();
+    const [program, ...args] = [...(sandbox ?? []), 'bash', '--noprofile', '--norc'];
+    const child = spawn(program!, args, {
       cwd: this.options.cwd,
       env: this.options.env,
       detached: true, // its own process group, so the whole tree can be stopped at once

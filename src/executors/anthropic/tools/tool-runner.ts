@@ -3,6 +3,7 @@
 // an is_error result the model can read and act on, plus a `tool` event with the error text.
 import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Redactor } from '../redact.js';
+import { CREDENTIAL_VARS as CREDENTIALS } from '../../../util/credentials.js';
 import { BashSession, DEFAULT_COMMAND_TIMEOUT_MS, type BashResult } from './bash-session.js';
 import { TEXT_EDITOR_NAME, TEXT_EDITOR_TYPE, ToolError, runTextEditor, summarizeEditor, type EditorInput } from './text-editor.js';
 
@@ -13,8 +14,8 @@ export const TOOL_DEFINITIONS: ToolUnion[] = [
   { type: TEXT_EDITOR_TYPE, name: TEXT_EDITOR_NAME },
 ];
 
-/** Names of environment variables that carry Anthropic credentials: never handed to the agent's shell. */
-const CREDENTIAL_VARS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+/** Environment variables that carry Anthropic credentials: never handed to the agent's shell. */
+const CREDENTIAL_VARS: readonly string[] = CREDENTIALS;
 
 export interface ToolRunnerOptions {
   cwd: string;
