@@ -237,3 +237,45 @@ describe.concurrent('plan ids and summaries', () => {
     expect(flag.stderr).toMatch(/--max-iterations must be a whole number from 1 to 10000/);
   });
 });
+
+describe.concurrent('agent text in ralph status, and signal files that point elsewhere', () => {
+  it('ralph status shows BLOCKED.md\'s reason without its escape sequences (clipboard, window title)', async ({ expect }) => {
+    const evil = '\u001b]52;c;ZXZpbA==\u0007needs a person\u001b]0;owned\u0007 \u009b31m';
+    const run = await runExec({ scenario: { iterations: [[{ write: 'BLOCKED.md', content: `${evil}\nthe database is down\n` }, { say: '###BLOCKED:db###' }]] }, args: ['--signal-grace', '300ms'] });
+    expect(run.code, describeRun(run)).toBe(2);
+    for (const args of [['status'], ['status', '--json']]) {
+      const ran = await ralph(args, { cwd: run.work });
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toContain('needs a person');
+      expect(ran.stdout).not.toMatch(/[\u0007\u001b\u009b]/);
+    }
+  });
+
+  it('BLOCKED.md and PR_URL that are symlinks (or hard links) to files outside are not read into the result', async ({ expect }) => {
+    const dir = makeTempDir();
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    writeFileSync(join(dir, 'secret.txt'), 'https://github.com/secret/leak/pull/1 SECRET-CONTENT\n');
+    writeFileSync(join(work, 'plan.md'), planText());
+    const agent = join(dir, 'agent.sh');
+    writeFileSync(
+      agent,
+      [
+        'cat > /dev/null',
+        'ln -sf ../secret.txt PR_URL',
+        'ln -f ../secret.txt TASK_COMPLETE.md',
+        'ln -sf ../secret.txt BLOCKED.md',
+        `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`,
+        "echo '###PLAN_COMPLETE###'",
+        '',
+      ].join('\n'),
+    );
+    const ran = await ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
+    expect(ran.code, ran.stderr).toBe(0);
+    const runs = join(work, '.ralph', 'runs');
+    const result = readFileSync(join(runs, readdirSync(runs)[0]!, 'result.json'), 'utf8');
+    expect(result).not.toContain('SECRET-CONTENT');
+    expect(result).not.toContain('secret/leak');
+    expect(JSON.parse(result).prUrl).toBeNull();
+  });
+});
