@@ -56,10 +56,15 @@ export async function main(
  * crashing; a command that runs an agent must still finish and write its result.
  */
 function ignoreClosedStdout(): void {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
-    throw error;
-  });
+  // A reader that went away (EPIPE), or a pipe the kernel could not buffer (ENOBUFS, EAGAIN):
+  // display output is lost, the run goes on (docs/hostile.md "Slow readers").
+  const ignorable = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ENOBUFS', 'EAGAIN', 'ECONNRESET']);
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== undefined && ignorable.has(error.code)) return;
+      throw error;
+    });
+  }
 }
 
 function handleError(error: unknown, ctx: CliContext, help: string): number {
