@@ -58,3 +58,40 @@ it('300 MB of agent output behind a reader that reads nothing for a while: bound
   expect(peak, `peak RSS ${peak.toFixed(0)} MiB`).toBeLessThan(200);
   expect(stdout).toMatch(/bytes of the agent's output were not shown here because the output was read too slowly/);
 }, 120_000);
+
+// A guard on the goal rather than a reproduction: on this machine a pty read by script(1) took
+// output as fast as ralph wrote it, and memory stayed bounded before the change as well.
+it('on a terminal (a pty through script(1)), 150 MB of agent output keeps memory bounded', async () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'plan.md'), planText({ id: 'flood' }));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'xterm' };
+  delete env.ANTHROPIC_API_KEY;
+  const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const inner = [process.execPath, RALPH_BIN, 'exec', 'plan.md', '--max-log', '1GB', '--', process.execPath, AGENT, String(BYTES / 2), 'flood'].map(sh).join(' ');
+  const child = spawn('script', ['-qfec', inner, '/dev/null'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (tail = (tail + d).slice(-4096)));
+  let peak = 0;
+  const ralphPid = (): number | undefined => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        if (argv[0] === process.execPath && argv[1] === RALPH_BIN && readFileSync(`/proc/${entry}/environ`, 'utf8').includes(dir)) return Number(entry);
+      } catch {
+        // gone
+      }
+    }
+    return undefined;
+  };
+  let pid: number | undefined;
+  const sampler = setInterval(() => {
+    pid ??= ralphPid();
+    if (pid !== undefined) peak = Math.max(peak, rssMiB(pid));
+  }, 50);
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearInterval(sampler);
+  expect(pid, 'ralph was found running').toBeDefined();
+  expect(code, tail).toBe(0);
+  expect(peak, `peak RSS ${peak.toFixed(0)} MiB`).toBeLessThan(200);
+}, 120_000);
