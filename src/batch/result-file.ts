@@ -81,6 +81,8 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} warning: ${oneLine(e.message)}`;
     case 'run-end':
       return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+    case 'transcript-cut':
+      return `- ${t} iteration ${e.iteration}: log cut at --max-log, ${e.droppedBytes} of ${e.totalBytes} bytes dropped`;
     case 'processes-stopped':
       return `- ${t} iteration ${e.iteration}: stopped ${e.processes.length} process(es) the agent left running`;
     case 'run-start':

@@ -27,6 +27,8 @@ export interface RunConfig {
   contextBudget: number;
   maxRetries?: number;
   signalGraceMs: number;
+  /** Bytes of one iteration's transcript kept, head and tail (docs/hostile.md). */
+  maxLogBytes: number;
   promptsDir?: string;
 }
 
@@ -69,6 +71,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     rejectBlockers: fm.blockers.reject,
     contextBudget: options.contextBudget ?? DEFAULTS.contextBudget,
     signalGraceMs: options.signalGraceMs ?? DEFAULTS.signalGraceMs,
+    maxLogBytes: options.maxLogBytes ?? DEFAULTS.maxLogBytes,
   };
   if (executor === 'command') config.command = command;
   const model = options.model ?? fm.model;

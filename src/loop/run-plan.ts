@@ -18,7 +18,8 @@ import { globalStopRequest, runPaths, runsRoot, type RunPaths } from '../runs/pa
 import { newRunId } from '../runs/run-id.js';
 import { loadState, saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
-import { Transcript } from '../runs/transcript.js';
+import { Transcript, type TranscriptSummary } from '../runs/transcript.js';
+import { diskFullEnding, isDiskFull } from './disk-full.js';
 import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { acceptanceGate } from './acceptance-gate.js';
@@ -274,7 +275,15 @@ class PlanRun {
       }, left);
     }
     try {
-      const ending = await this.loop();
+      let ending: Ending;
+      try {
+        ending = await this.loop();
+      } catch (error) {
+        // A full disk ends the run with a documented outcome, not an internal error (docs/hostile.md).
+        if (!isDiskFull(error)) throw error;
+        const e = error as NodeJS.ErrnoException;
+        ending = diskFullEnding(`${e.code} writing ${e.path ?? 'a run file'}`, this.state.runId);
+      }
       return this.finish(ending);
     } finally {
       if (runtimeTimer !== undefined) this.clock.clearTimeout(runtimeTimer);
@@ -341,6 +350,11 @@ class PlanRun {
     }
 
     for (;;) {
+      const unwritable = [this.events, this.findings.log].find((f) => f.error !== undefined);
+      if (unwritable) {
+        if (!isDiskFull(unwritable.error)) throw unwritable.error;
+        return diskFullEnding(`${unwritable.error!.code} writing ${unwritable.path}`, state.runId);
+      }
       if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
       const limit = firstLimit(this.rules, this.limitContext());
       if (limit) return { outcome: 'exhausted', reason: limit.reason };
@@ -380,8 +394,9 @@ class PlanRun {
       this.status('running');
       this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
 
-      const transcript = new Transcript(this.paths.transcript(n));
+      const transcript = new Transcript(this.paths.transcript(n), config.maxLogBytes);
       let result: IterationResult;
+      let kept: TranscriptSummary | undefined;
       try {
         result = await runIteration({
           executor: this.init.executor,
@@ -400,14 +415,16 @@ class PlanRun {
           costBefore: state.costUsd,
           ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
           wantOutput: this.init.hooks.wantOutput ?? false,
+          maxLogBytes: config.maxLogBytes,
           onProcess: (pid) => {
             state.executorPid = pid;
             saveState(this.paths.state, state);
           },
         });
       } finally {
-        transcript.close();
+        kept = transcript.close();
       }
+      if (kept.droppedBytes > 0) this.emit({ type: 'transcript-cut', iteration: n, ...kept });
       state.executorPid = null;
       await stopLeftovers(state.runId, n, this.bus);
       state.tokens = addUsage(state.tokens, result.tokens);
@@ -421,6 +438,10 @@ class PlanRun {
         totalTokens: state.tokens,
       });
 
+      if (result.stop?.cause === 'disk_full') {
+        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+        return diskFullEnding(result.stop.detail, state.runId);
+      }
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
         this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
@@ -481,6 +502,9 @@ class PlanRun {
         this.warn(`recovered after silence: ${decision.source} counts as a completion claim`, n);
       }
       recovered = decision.kind === 'complete';
+    }
+    if (stop?.cause === 'flood' && decision.kind === 'none') {
+      return { outcome: 'off_rails', reason: `off the rails: ${stop.detail} without a decision` };
     }
     if (stop?.cause === 'error_loop' && (decision.kind === 'none' || decision.kind === 'bailout')) {
       return { outcome: 'off_rails', reason: `off the rails: ${stop.detail}` };
@@ -639,7 +663,14 @@ class PlanRun {
   }
 
   private finish(ending: Ending): RunResult {
-    const result = this.writeResultSync(ending);
+    let result: RunResult;
+    try {
+      result = this.writeResultSync(ending);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      // No room for result.json: the outcome is still reported, and said to be unwritten.
+      result = this.buildResult({ ...ending, reason: `${ending.reason}; result.json could not be written (${(error as Error).message})` });
+    }
     this.emit({ type: 'run-end', outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, result });
     return result;
   }

@@ -38,6 +38,8 @@ export function describeEvent(e: RunEvent): string | undefined {
         .slice(0, 5)
         .map((p) => `${stripControl(p.command)} (${p.pid})`)
         .join(', ')}${e.processes.length > 5 ? ', …' : ''}`;
+    case 'transcript-cut':
+      return `iteration ${e.iteration} wrote ${e.totalBytes} bytes: its log keeps the first and last ${Math.floor(e.maxBytes / 2)} (--max-log), ${e.droppedBytes} bytes in between were dropped`;
     case 'iteration-end':
       return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
     case 'run-end':

@@ -25,7 +25,7 @@ function rssMiB(pid: number): number {
 it('300 MB of agent output behind a reader that reads nothing for a while: bounded memory, a note, a complete run', async () => {
   const dir = makeTempDir();
   writeFileSync(join(dir, 'plan.md'), planText({ id: 'flood' }));
-  const env = { ...process.env, NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.ANTHROPIC_API_KEY;
   const child = spawn(process.execPath, [RALPH_BIN, 'exec', 'plan.md', '--max-log', '1GB', '--', process.execPath, AGENT, String(BYTES), 'flood'], {
     cwd: dir,
