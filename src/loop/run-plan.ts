@@ -360,7 +360,8 @@ class PlanRun {
       if (limit) return { outcome: 'exhausted', reason: limit.reason };
       const stopFile = [this.paths.stopRequest, globalStopRequest(config.cwd)].find((p) => existsSync(p));
       if (stopFile) {
-        rmSync(stopFile, { force: true });
+        // A directory made there mid-run is still a request to stop (docs/hostile.md).
+        rmSync(stopFile, { force: true, recursive: true });
         return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with --resume ${state.runId}` };
       }
 
@@ -573,8 +574,9 @@ class PlanRun {
         const stoppedByUs = result?.stop !== undefined;
         if (result && !stoppedByUs && result.exitCode !== 0) {
           state.consecutiveFailures++;
-          const why = result.exitError ?? `exited ${result.exitCode ?? 'by a signal'}`;
-          this.warn(`iteration ${n}: the executor ${why} without a decision`, n);
+          // exitError already says who failed ("the Anthropic API failed …"): never "the executor the …".
+          const why = result.exitError ?? `the executor exited ${result.exitCode ?? 'by a signal'}`;
+          this.warn(`iteration ${n} ended without a decision: ${why}`, n);
           if (state.consecutiveFailures >= 3) {
             return { outcome: 'failed', reason: `the executor exited non-zero without a decision 3 times in a row (last: ${why})` };
           }

@@ -55,3 +55,21 @@ it('a bash tool command finds the key neither in its environment nor in /proc/$P
   expect(toolResult).not.toContain(hex);
   expect(toolResult).not.toContain(FAKE_KEY);
 });
+
+it('an API failure is said once, without doubled words ("the executor the Anthropic API failed")', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ralph-key-'));
+  writeFileSync(join(dir, 'plan.md'), PLAN);
+  server = await FakeMessagesServer.start();
+  server.enqueue(reply.error(500, 'api_error', 'Internal server error'), reply.error(500, 'api_error', 'Internal server error'));
+  const result = await new Promise<{ code: number | null; stdout: string }>((done) => {
+    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', '--max-retries', '0', '--quiet'], {
+      cwd: dir,
+      env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.on('close', (code) => done({ code, stdout }));
+  });
+  expect(result.stdout).toMatch(/iteration 1 ended without a decision: the Anthropic API failed/);
+  expect(result.stdout).not.toMatch(/\b(\w+ \w+) \1\b/);
+});
