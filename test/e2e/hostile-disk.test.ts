@@ -98,3 +98,28 @@ describe('a full disk', () => {
     }
   });
 });
+
+describe('a read-only .ralph', () => {
+  it('is a usage error (64) before anything runs', async ({ expect }) => {
+    const dir = makeTempDir();
+    const ralphDir = join(dir, '.ralph');
+    mkdirSync(ralphDir);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', ralphDir], { stdio: 'ignore' });
+    } catch {
+      const why = 'SKIPPED: cannot mount a read-only tmpfs (needs root) for the read-only .ralph case';
+      if (systemDepsRequired) throw new Error(why);
+      console.warn(why);
+      return;
+    }
+    try {
+      writeFileSync(join(dir, 'plan.md'), planText());
+      const ran = await ralph(['exec', 'plan.md', '--', 'touch', join(dir, 'agent-ran')], { cwd: dir });
+      expect(ran.code, ran.stderr).toBe(64);
+      expect(ran.stderr).toMatch(/cannot write the run directory .*read-only file system/);
+      expect(existsSync(join(dir, 'agent-ran'))).toBe(false);
+    } finally {
+      execFileSync('umount', [ralphDir]);
+    }
+  });
+});
