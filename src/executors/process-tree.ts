@@ -27,6 +27,8 @@ export interface FindOptions {
   groups?: number[];
   /** Processes whose environment holds this variable with this value. */
   marker?: ProcessMarker;
+  /** Processes spared (a persistent shell); their descendants are still found. */
+  keep?: number[];
 }
 
 const POLL_MS = 20;
@@ -97,6 +99,7 @@ function selfAndAncestors(all: Map<number, ProcessInfo>): Set<number> {
 /** The live processes that belong to what `options` names, children before nothing in particular. */
 export function findProcesses(options: FindOptions, all = listProcesses()): ProcessInfo[] {
   const exclude = selfAndAncestors(all);
+  for (const pid of options.keep ?? []) exclude.add(pid);
   const found = new Set<number>();
   for (const pid of options.roots ?? []) if (all.has(pid)) found.add(pid);
   const groups = new Set(options.groups ?? []);

@@ -82,4 +82,9 @@ export interface Executor {
   run(options: ExecutorRunOptions): AsyncIterable<ExecutorEvent>;
   /** The run is over: release what lives across iterations (a shell session). */
   close?(): Promise<void>;
+  /**
+   * Processes the executor keeps across iterations on purpose (the anthropic executor's persistent
+   * shell). When an iteration ends they are spared; what they started is not (docs/hostile.md).
+   */
+  keptProcesses?(): number[];
 }

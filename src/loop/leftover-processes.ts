@@ -5,8 +5,8 @@ import { DEFAULTS, RALPH_ENV } from '../contract.js';
 import { stopProcesses } from '../executors/process-tree.js';
 import type { RunBus } from './bus.js';
 
-export async function stopLeftovers(runId: string, iteration: number, bus: RunBus, graceMs: number = DEFAULTS.killGraceMs): Promise<void> {
-  const stopped = await stopProcesses({ marker: { name: RALPH_ENV.runId, value: runId } }, graceMs);
+export async function stopLeftovers(runId: string, iteration: number, bus: RunBus, keep: number[] = [], graceMs: number = DEFAULTS.killGraceMs): Promise<void> {
+  const stopped = await stopProcesses({ marker: { name: RALPH_ENV.runId, value: runId }, keep }, graceMs);
   if (stopped.length === 0) return;
   bus.emitEvent({ type: 'processes-stopped', iteration, processes: stopped.map((p) => ({ pid: p.pid, command: p.comm })) });
 }

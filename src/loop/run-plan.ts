@@ -427,7 +427,7 @@ class PlanRun {
       }
       if (kept.droppedBytes > 0) this.emit({ type: 'transcript-cut', iteration: n, ...kept });
       state.executorPid = null;
-      await stopLeftovers(state.runId, n, this.bus);
+      await stopLeftovers(state.runId, n, this.bus, this.init.executor.keptProcesses?.() ?? []);
       state.tokens = addUsage(state.tokens, result.tokens);
       if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
       this.emit({

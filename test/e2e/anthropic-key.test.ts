@@ -1,9 +1,11 @@
-// The API key out of the tools' reach (docs/hostile.md "The API key"), through the built CLI and
-// the real SDK against a loopback Messages server: the bash tool looks for the key everywhere it
-// could (its own environment, ralph's /proc/<pid>/environ, every process's), and prints what it
-// finds reversed and hex-encoded, which redaction of the literal key would not catch.
+// The anthropic executor's bash tool under hostile use (docs/hostile.md), through the built CLI
+// and the real SDK against a loopback Messages server. The API key out of its reach: the tool
+// looks for the key everywhere it could (its own environment, ralph's /proc/<pid>/environ, every
+// process's), and prints what it finds reversed and hex-encoded, which redaction of the literal
+// key would not catch. A setsid daemon it starts is stopped when the iteration ends, while the
+// persistent shell itself lives on into the next iteration.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -72,4 +74,33 @@ it('an API failure is said once, without doubled words ("the executor the Anthro
   });
   expect(result.stdout).toMatch(/iteration 1 ended without a decision: the Anthropic API failed/);
   expect(result.stdout).not.toMatch(/\b(\w+ \w+) \1\b/);
+});
+
+it('a setsid daemon started by the bash tool is stopped when the iteration ends; the shell itself carries on', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ralph-key-'));
+  writeFileSync(join(dir, 'plan.md'), PLAN.replace('max_iterations: 1', 'max_iterations: 2'));
+  server = await FakeMessagesServer.start();
+  server.enqueue(
+    reply.tool('t1', 'bash', { command: "mkdir -p sub && cd sub && export KEPT=yes && (setsid sh -c 'sleep 3; touch ../late-file' > /dev/null 2>&1 < /dev/null &) && echo started" }),
+    reply.text(['started a daemon'], 'end_turn'),
+    reply.tool('t2', 'bash', { command: 'echo "cwd=$(basename "$PWD") kept=$KEPT"' }),
+    reply.text(['checked'], 'end_turn'),
+  );
+  const result = await new Promise<{ code: number | null; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', '--quiet'], {
+      cwd: dir,
+      env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => done({ code, stderr }));
+  });
+  expect(result.stderr).not.toContain('internal error');
+  expect(server.requests.length).toBe(4);
+  expect(JSON.stringify(server.requests[3]!.body.messages.at(-1))).toContain('cwd=sub kept=yes');
+  await new Promise((r) => setTimeout(r, 4_000));
+  expect(existsSync(join(dir, 'late-file')), 'the daemon outlived its iteration').toBe(false);
+  const runs = join(dir, '.ralph', 'runs');
+  const events = readFileSync(join(runs, readdirSync(runs)[0]!, 'events.jsonl'), 'utf8');
+  expect(events).toContain('"type":"processes-stopped","iteration":1');
 });

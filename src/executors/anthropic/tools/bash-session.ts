@@ -13,6 +13,7 @@ import { terminateProcessGroup } from '../../process-group.js';
 const EXIT_DELIVERY_MS = 2_000;
 import { trackGroup, untrackGroup } from './process-group.js';
 import { pidNamespacePrefix } from './pid-namespace.js';
+import { listProcesses } from '../../process-tree.js';
 
 export interface BashSessionOptions {
   cwd: string;
@@ -116,6 +117,14 @@ export class BashSession {
         .map(([k, v]) => `export ${k}=${shellQuote(v)}; `)
         .join('');
     }
+  }
+
+  /** The shell's own processes: the one spawned and, in a PID namespace, the bash that unshare started. */
+  shellPids(): number[] {
+    const pid = this.child?.pid;
+    if (pid === undefined) return [];
+    if (pidNamespacePrefix() === null) return [pid];
+    return [pid, ...[...listProcesses().values()].filter((p) => p.ppid === pid).map((p) => p.pid)];
   }
 
   /** The process group id of the running shell, if any (for tests and diagnostics). */

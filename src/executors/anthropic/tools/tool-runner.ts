@@ -84,6 +84,11 @@ export class ToolRunner {
     this.bash.updateEnv(safe);
   }
 
+  /** The persistent shell's own processes (unshare and its bash, or bash), kept across iterations. */
+  get shellPids(): number[] {
+    return this.bash.shellPids();
+  }
+
   /** pid of the bash session's process group while one is running. */
   get bashPid(): number | undefined {
     return this.bash.pid;
