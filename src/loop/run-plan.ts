@@ -24,7 +24,8 @@ import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { acceptanceGate } from './acceptance-gate.js';
 import { preflight } from './preflight.js';
-import { stopLeftovers } from './leftover-processes.js';
+import { killLeftoversNow, stopLeftovers } from './leftover-processes.js';
+import { stopProcesses } from '../executors/process-tree.js';
 import { setSummaryAside } from './summary-aside.js';
 import { checkBlocker } from './blocker-check.js';
 import { RunBus } from './bus.js';
@@ -150,6 +151,9 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
     }
     state.executorPid = null;
   }
+  // What the dead run's agent left running (setsid daemons included) goes before anything runs again.
+  const leftovers = await stopProcesses({ marker: { name: RALPH_ENV.runId, value: state.runId } }, 5_000);
+  if (leftovers.length > 0) note = `${note ?? 'resuming'}; ${leftovers.length} process(es) of the run were still running and were stopped`;
   state.pid = process.pid;
   state.outcome = null;
   return { paths, state, mode: 'resume' as const, note };
@@ -261,6 +265,7 @@ class PlanRun {
         }
         this.state.executorPid = null;
       }
+      killLeftoversNow(this.state.runId);
       this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with --resume ${this.state.runId}` });
     });
     const onAbort = () => this.runAbort.abort('interrupt');

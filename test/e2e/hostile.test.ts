@@ -279,3 +279,35 @@ describe.concurrent('agent text in ralph status, and signal files that point els
     expect(JSON.parse(result).prUrl).toBeNull();
   });
 });
+
+describe.concurrent('a run whose ralph was killed', () => {
+  it('--resume stops the setsid daemon the dead run left behind before anything runs again', async ({ expect }) => {
+    const dir = makeTempDir();
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'plan.md'), planText());
+    const agent = join(dir, 'agent.sh');
+    writeFileSync(
+      agent,
+      [
+        'cat > /dev/null',
+        'if [ "$RALPH_ITERATION" = 1 ]; then',
+        "  setsid sh -c 'sleep 4; touch late-file' > /dev/null 2>&1 < /dev/null &",
+        '  echo daemon-started; sleep 60',
+        'fi',
+        'sleep 5',
+        `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`,
+        "echo '###PLAN_COMPLETE###'",
+        '',
+      ].join('\n'),
+    );
+    const first = startRalph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
+    await waitFor(() => first.stdout().includes('daemon-started'), 'the daemon to start');
+    first.child.kill('SIGKILL');
+    await first.done;
+    const resumed = await ralph(['exec', 'plan.md', '--resume', 'latest', '--', 'sh', agent], { cwd: work });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/process\(es\) of the run were still running and were stopped/);
+    expect(existsSync(join(work, 'late-file')), 'the dead run\'s daemon ran on').toBe(false);
+  });
+});
