@@ -1,6 +1,6 @@
 // state.json: everything --resume needs to carry a run on (counters, snapshots, the executor's
 // process group). STATUS.json stays the small public shape of CONTRACT §3.
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import type { TokenUsage } from '../executors/types.js';
 import type { SignalRecord } from '../loop/types.js';
 import type { Outcome } from '../contract.js';
@@ -63,7 +63,7 @@ export function saveState(path: string, state: RunState): void {
 
 export function loadState(path: string): RunState | undefined {
   try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as RunState;
+    const value = JSON.parse(readRegularFileSync(path, 64 * 1024 * 1024).toString('utf8')) as RunState;
     return value && value.version === 1 ? value : undefined;
   } catch {
     return undefined;

@@ -4,7 +4,7 @@
 // failed check.
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, describeRun, eventsOf, makeTempDir, planText, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
@@ -309,5 +309,19 @@ describe.concurrent('a run whose ralph was killed', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/process\(es\) of the run were still running and were stopped/);
     expect(existsSync(join(work, 'late-file')), 'the dead run\'s daemon ran on').toBe(false);
+  });
+});
+
+describe.concurrent('FIFOs in the run directory', () => {
+  it('ralph status does not hang on STATUS.json, state.json, result.json or events.jsonl made FIFOs', async ({ expect }) => {
+    const run = await runExec({ scenario: { iterations: [complete] } });
+    expect(run.code, describeRun(run)).toBe(0);
+    for (const name of ['STATUS.json', 'state.json', 'result.json', 'events.jsonl']) {
+      rmSync(join(run.runDir!, name));
+      execFileSync('mkfifo', [join(run.runDir!, name)]);
+    }
+    const ran = await Promise.race([ralph(['status'], { cwd: run.work }), new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000))]);
+    expect(ran, 'ralph status hung on a FIFO').toBeDefined();
+    expect(ran!.stderr).not.toMatch(/internal error/);
   });
 });
