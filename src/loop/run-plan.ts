@@ -1,6 +1,8 @@
 // The iteration state machine of CONTRACT §1: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { readRegularFileSync } from '../util/read-regular-file.js';
+import { MAX_PLAN_BYTES } from '../plan/parse-plan.js';
 import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
@@ -244,7 +246,8 @@ class PlanRun {
 
   private readPlanText(): string | undefined {
     try {
-      return readFileSync(this.plan.path, 'utf8');
+      // The agent edits the plan; one that made it a FIFO must not hang the loop.
+      return readRegularFileSync(this.plan.path, MAX_PLAN_BYTES).toString('utf8');
     } catch {
       return undefined;
     }

@@ -325,3 +325,18 @@ describe.concurrent('FIFOs in the run directory', () => {
     expect(ran!.stderr).not.toMatch(/internal error/);
   });
 });
+
+describe.concurrent('a plan the agent turns into a FIFO', () => {
+  it('does not hang the loop: the run goes on with the plan as it was read', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: ['max_iterations: 2'] }));
+    const agent = join(dir, 'agent.sh');
+    writeFileSync(agent, 'cat > /dev/null\nif [ ! -p "$RALPH_PLAN" ]; then rm -f "$RALPH_PLAN"; mkfifo "$RALPH_PLAN"; fi\necho working\n');
+    const ran = await Promise.race([
+      ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir }),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 20_000)),
+    ]);
+    expect(ran, 'ralph hung on the plan made a FIFO').toBeDefined();
+    expect(ran!.code, ran!.stderr).toBe(3);
+  });
+});
