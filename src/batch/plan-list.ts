@@ -5,8 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InvalidInputError, UsageError, type Problem } from '../errors.js';
-import { parsePlan } from '../plan/index.js';
-import { MAX_PLAN_BYTES } from '../plan/parse-plan.js';
+import { MAX_PLAN_BYTES, parsePlan } from '../plan/index.js';
 import { readRegularFile } from '../util/read-regular-file.js';
 import type { BatchPlan } from './types.js';
 

@@ -3,10 +3,8 @@
 // Only a summary written during this attempt is shown; an older one would describe another run.
 import { stat } from 'node:fs/promises';
 import { readRegularFile } from '../util/read-regular-file.js';
-import { MAX_SUMMARY_BYTES } from '../plan/summary.js';
-import { MAX_PLAN_BYTES } from '../plan/parse-plan.js';
 import { basename } from 'node:path';
-import { parsePlan } from '../plan/index.js';
+import { MAX_PLAN_BYTES, MAX_SUMMARY_BYTES, parsePlan } from '../plan/index.js';
 
 /** Where the plan's runs write their summary; null when the plan can no longer be read. */
 export async function summaryPathOf(planPath: string): Promise<string | null> {

@@ -4,8 +4,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { checkSummary } from '../plan/index.js';
-import { MAX_SUMMARY_BYTES } from '../plan/summary.js';
+import { checkSummary, MAX_SUMMARY_BYTES } from '../plan/index.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import { runVerifyCommand } from './verify-commands.js';
 

@@ -1,16 +1,15 @@
 // The iteration state machine of CONTRACT §1: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { readRegularFileSync } from '../util/read-regular-file.js';
-import { MAX_PLAN_BYTES } from '../plan/parse-plan.js';
 import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { processGroupAlive, terminateProcessGroup } from '../executors/process-group.js';
+import { stopProcesses } from '../executors/process-tree.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
-import { extractSection, isTaskCompleteChecked, loadPlan, type Plan } from '../plan/index.js';
+import { extractSection, isTaskCompleteChecked, loadPlan, MAX_PLAN_BYTES, type Plan } from '../plan/index.js';
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { loadTemplates, render, type Templates } from '../prompts/templates.js';
 import { findRun } from '../runs/find-run.js';
@@ -21,13 +20,13 @@ import { newRunId } from '../runs/run-id.js';
 import { loadState, saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
 import { Transcript, type TranscriptSummary } from '../runs/transcript.js';
-import { diskFullEnding, isDiskFull } from './disk-full.js';
 import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import { acceptanceGate } from './acceptance-gate.js';
-import { preflight } from './preflight.js';
+import { diskFullEnding, isDiskFull } from './disk-full.js';
 import { killLeftoversNow, stopLeftovers } from './leftover-processes.js';
-import { stopProcesses } from '../executors/process-tree.js';
+import { preflight } from './preflight.js';
 import { setSummaryAside } from './summary-aside.js';
 import { checkBlocker } from './blocker-check.js';
 import { RunBus } from './bus.js';
