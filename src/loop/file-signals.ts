@@ -52,12 +52,28 @@ export interface FileClaims {
   blockedEvidence?: string;
   /** The claim files, so a rejected claim can move them aside. */
   files: string[];
+  /** Signal files present but not counted (a symlink, a hard link, a directory): why, for a warning. */
+  ignored: string[];
+}
+
+/** Why a signal file that is there is not one ralph reads, or undefined when it is a plain file of its own. */
+function whyIgnored(path: string): string | undefined {
+  const info = lstatOrUndefined(path);
+  if (!info) return undefined;
+  if (info.isSymbolicLink()) return 'is a symbolic link';
+  if (!info.isFile()) return 'is not a regular file';
+  if (info.nlink > 1) return 'has more than one hard link';
+  return undefined;
 }
 
 export function fileClaims(cwd: string, before: FileSnapshot): FileClaims {
   const now = snapshotSignalFiles(cwd);
   const changed = (name: string) => now[name] !== undefined && now[name] !== before[name];
-  const result: FileClaims = { claims: [], files: [] };
+  const result: FileClaims = { claims: [], files: [], ignored: [] };
+  for (const name of STALE_SIGNAL_FILES) {
+    const why = whyIgnored(join(cwd, name));
+    if (why !== undefined) result.ignored.push(`${name} ${why}`);
+  }
   for (const name of [SIGNAL_FILES.taskComplete, SIGNAL_FILES.taskCompleteMd]) {
     if (changed(name)) {
       result.claims.push({ class: 'complete', name, args: [], source: name });

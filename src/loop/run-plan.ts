@@ -456,6 +456,7 @@ class PlanRun {
         return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with --resume ${state.runId}` };
       }
       const fc = fileClaims(config.cwd, state.iterationStart.files);
+      for (const why of fc.ignored) this.warn(`${why} in the working directory: ignored (signal files count only as regular files of their own)`, n);
       const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
       const ending = await this.settle(n, weighed, fc, result);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });

@@ -277,6 +277,9 @@ describe.concurrent('agent text in ralph status, and signal files that point els
     expect(result).not.toContain('SECRET-CONTENT');
     expect(result).not.toContain('secret/leak');
     expect(JSON.parse(result).prUrl).toBeNull();
+    const warnings: string[] = JSON.parse(result).warnings;
+    expect(warnings).toContain('PR_URL is a symbolic link in the working directory: ignored (signal files count only as regular files of their own)');
+    expect(warnings).toContain('TASK_COMPLETE.md has more than one hard link in the working directory: ignored (signal files count only as regular files of their own)');
   });
 });
 
