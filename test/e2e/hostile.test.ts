@@ -2,12 +2,12 @@
 // that leave processes behind, FIFOs where files should be, a broken .ralph, escaping run ids,
 // daemons an agent starts with setsid, plan ids that cannot name a file, a summary that reports a
 // failed check.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { assertBuilt, describeRun, eventsOf, makeTempDir, planText, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, eventsOf, makeTempDir, planText, RALPH_BIN, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
 import { ralph, startRalph, waitFor } from './longrun-helpers/index.js';
 
 beforeAll(assertBuilt);
@@ -153,6 +153,27 @@ describe.concurrent('FIFOs and other non-files where ralph reads a file', () => 
       expect(ran!.code).toBe(64);
       expect(ran!.stderr).toContain('is not a regular file (it is a FIFO');
     }
+  });
+
+  it('a plan given through process substitution is refused at start, saying to save it to a file', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    const out = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn('bash', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(RALPH_BIN)} exec <(cat plan.md) -- true`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('close', (code) => done({ code, stderr }));
+    });
+    expect(out.code).toBe(64);
+    expect(out.stderr).toMatch(/\/dev\/fd\/\d+: is not a regular file .*save the plan to a file/);
+  });
+
+  it('a summary path that can never be written is said at start', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    const ran = await ralph(['exec', 'plan.md', '--summary', '/proc/summary.json', '--', 'true'], { cwd: dir });
+    expect(ran.code).toBe(64);
+    expect(ran.stderr).toMatch(/the summary file \/proc\/summary\.json cannot be written: .*no completion could ever be accepted/);
   });
 
   it('a summary the agent made a FIFO is rejected, not waited for', async ({ expect }) => {
