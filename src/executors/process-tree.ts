@@ -5,6 +5,7 @@
 // started (through their parent links), and any process whose environment carries the run's
 // marker (`RALPH_RUN_ID=<id>`), which every child inherits unless it scrubs its environment.
 import { readdirSync, readFileSync } from 'node:fs';
+import { terminateProcessGroup } from './process-group.js';
 
 export interface ProcessInfo {
   pid: number;
@@ -157,7 +158,8 @@ async function waitGone(pids: number[], ms: number): Promise<number[]> {
  */
 export async function stopProcesses(options: FindOptions, graceMs: number): Promise<ProcessInfo[]> {
   if (process.platform !== 'linux') {
-    for (const g of options.groups ?? []) if (Number.isInteger(g) && g > 1) signal(-g, 'SIGKILL');
+    // Without /proc only the groups can be found: TERM, then KILL, as before.
+    await Promise.all((options.groups ?? []).map((g) => terminateProcessGroup(g, graceMs)));
     return [];
   }
   const first = findProcesses(options);

@@ -12,7 +12,7 @@ import { ClaudeStreamDecoder } from './claude-stream.js';
 import { CodexStreamDecoder } from './codex-stream.js';
 import { EventQueue } from './event-queue.js';
 import { JsonEventStream, MAX_JSON_LINE_BYTES } from './json-stream.js';
-import { terminateProcessGroup } from '../process-group.js';
+import { stopProcesses } from '../process-tree.js';
 import { argsForRun } from './resume-args.js';
 
 export interface CommandExecutorOptions {
@@ -153,7 +153,8 @@ async function* runProgram(
   let stopping: Promise<void> | undefined;
   const stopGroup = (): Promise<void> => {
     if (pid === undefined) return Promise.resolve();
-    stopping ??= terminateProcessGroup(pid, killGraceMs);
+    // The group, and descendants that left it (setsid: Codex starts every command that way).
+    stopping ??= stopProcesses({ roots: [pid], groups: [pid] }, killGraceMs).then(() => undefined);
     return stopping;
   };
   const destroyPipes = (): void => {
