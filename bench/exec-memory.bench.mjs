@@ -24,8 +24,9 @@ try {
   const baseline = await timed('sh', ['-c', `${sh(process.execPath)} ${sh(agent)} ${BYTES} ${planId} | wc -l`], { stdout: 'pipe', cwd: work });
   if (baseline.code !== 0) throw new Error(`baseline exited ${baseline.code}: ${baseline.stderr}`);
 
-  // The bin itself, as `ralph` or `npx ralph` runs it (its shebang sets the V8 flags).
-  const run = await timed(ralphBin, ['exec', join(work, 'plan.md'), '--quiet', '--', process.execPath, agent, String(BYTES), planId], {
+  // The bin itself, as `ralph` or `npx ralph` runs it. --max-log above the output: the bench checks
+  // that the transcript holds every byte (the default cap keeps 100 MB, head and tail).
+  const run = await timed(ralphBin, ['exec', join(work, 'plan.md'), '--quiet', '--max-log', String(BYTES * 2), '--', process.execPath, agent, String(BYTES), planId], {
     stdout: 'pipe',
     cwd: work,
   });

@@ -161,6 +161,8 @@ export const DEFAULTS = {
   maxStalls: 3,
   verifyTimeoutMs: 10 * 60_000,
   maxLineBytes: 1024 * 1024,
+  /** One iteration's transcript keeps at most this much, head and tail (docs/hostile.md). */
+  maxLogBytes: 100 * 1024 * 1024,
 } as const;
 
 /** The project config file (docs/config.md), found from the working directory upward. */
@@ -212,3 +214,38 @@ export const FACT_VARS = [
   'RALPH_COMPLETE',
   'RALPH_TOTAL',
 ] as const;
+
+/** An inclusive range a numeric setting must fall in (durations in ms). */
+export interface Range {
+  min: number;
+  max: number;
+}
+
+const SECOND = 1_000;
+const HOUR = 3_600 * SECOND;
+const DAY = 24 * HOUR;
+
+/**
+ * The useful range of every numeric setting, for flags and front matter alike
+ * (docs/hostile.md "Numbers"). Past these a value is a typo, not a wish.
+ */
+export const LIMITS = {
+  maxIterations: { min: 1, max: 10_000 },
+  maxBailouts: { min: 0, max: 1_000 },
+  maxCostUsd: { min: 0, max: 100_000 },
+  maxRuntimeMs: { min: SECOND, max: 30 * DAY },
+  silenceTimeoutMs: { min: 100, max: 7 * DAY },
+  iterationTimeoutMs: { min: 100, max: 7 * DAY },
+  verifyTimeoutMs: { min: 100, max: DAY },
+  signalGraceMs: { min: 1, max: HOUR },
+  contextBudget: { min: 1, max: 10_000_000 },
+  maxRetries: { min: 0, max: 100 },
+  maxLogBytes: { min: 1024, max: 1024 ** 4 },
+  concurrency: { min: 1, max: 256 },
+  planTimeoutMs: { min: 100, max: 30 * DAY },
+  maxWaitMs: { min: SECOND, max: 30 * DAY },
+  maxStalls: { min: 0, max: 10_000 },
+} as const satisfies Record<string, Range>;
+
+/** Plan ids name files (`<id>.md.partial` in a batch): at most this many UTF-8 bytes. */
+export const MAX_PLAN_ID_BYTES = 100;

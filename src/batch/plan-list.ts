@@ -2,10 +2,11 @@
 // Every plan is read and validated before anything runs (docs/batch.md#plans), and all problems are
 // listed at once. A plan's id (front matter `id`, else its stem) names its files and branch, so
 // ids must be unique in the batch and safe as a file name.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InvalidInputError, UsageError, type Problem } from '../errors.js';
-import { parsePlan } from '../plan/index.js';
+import { MAX_PLAN_BYTES, parsePlan } from '../plan/index.js';
+import { readRegularFile } from '../util/read-regular-file.js';
 import type { BatchPlan } from './types.js';
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -51,9 +52,10 @@ export async function resolvePlans(args: string[], cwd: string): Promise<BatchPl
   for (const path of [...new Set(files)]) {
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      text = (await readRegularFile(path, MAX_PLAN_BYTES)).toString('utf8');
     } catch (error) {
-      problems.push({ file: path, message: `cannot read the plan (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+      const code = (error as NodeJS.ErrnoException).code;
+      problems.push({ file: path, message: code === 'ENOTREG' || code === 'EFBIG' ? (error as Error).message : `cannot read the plan (${code ?? 'error'})` });
       continue;
     }
     const parsed = parsePlan(text, path);

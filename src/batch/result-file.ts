@@ -91,6 +91,10 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} iteration ${e.iteration}: agent stopped (${e.cause}): ${oneLine(e.detail)}`;
     case 'agent':
       return `- ${t} agent: ${oneLine(e.command.join(' '))} (stream format ${e.streamFormat})`;
+    case 'transcript-cut':
+      return `- ${t} iteration ${e.iteration}: log cut at --max-log, ${e.droppedBytes} of ${e.totalBytes} bytes dropped`;
+    case 'processes-stopped':
+      return `- ${t} iteration ${e.iteration}: stopped ${e.processes.length} process(es) the agent left running`;
     case 'run-start':
     case 'state':
     case 'output':

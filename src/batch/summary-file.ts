@@ -1,14 +1,15 @@
 // The run's summary.json, shown at the end of its result file; the plan module knows its path
 // (docs/plans.md#the-summary-file: the plan's `summary:`, else `<plan dir>/<plan stem>.summary.json`).
 // Only a summary written during this attempt is shown; an older one would describe another run.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readRegularFile } from '../util/read-regular-file.js';
 import { basename } from 'node:path';
-import { parsePlan } from '../plan/index.js';
+import { MAX_PLAN_BYTES, MAX_SUMMARY_BYTES, parsePlan } from '../plan/index.js';
 
 /** Where the plan's runs write their summary; null when the plan can no longer be read. */
 export async function summaryPathOf(planPath: string): Promise<string | null> {
   try {
-    return parsePlan(await readFile(planPath, 'utf8'), planPath).plan?.summaryPath ?? null;
+    return parsePlan((await readRegularFile(planPath, MAX_PLAN_BYTES)).toString('utf8'), planPath).plan?.summaryPath ?? null;
   } catch {
     return null;
   }
@@ -19,7 +20,7 @@ export async function readFreshSummary(path: string, since: Date): Promise<unkno
   try {
     const info = await stat(path);
     if (info.mtimeMs < since.getTime() - 1_000) return undefined;
-    const text = await readFile(path, 'utf8');
+    const text = (await readRegularFile(path, MAX_SUMMARY_BYTES)).toString('utf8');
     try {
       return JSON.parse(text) as unknown;
     } catch {

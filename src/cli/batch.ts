@@ -2,7 +2,7 @@
 // (docs/batch.md). The command parses flags, owns SIGINT/SIGTERM and picks a renderer; the work is
 // runBatch's.
 import { Option } from 'commander';
-import { EXIT_CODES } from '../contract.js';
+import { EXIT_CODES, LIMITS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
@@ -30,10 +30,10 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .command('batch')
     .description('run many plans, each one agent, with a result file per plan and an index (nightly batches)')
     .argument('[plans...]', 'plan files, or a folder of *.md plans')
-    .option('--concurrency <n>', 'plans running at once (default 1)', positiveInt('--concurrency'))
+    .option('--concurrency <n>', 'plans running at once (default 1)', positiveInt('--concurrency', LIMITS.concurrency))
     .option('--out <dir>', 'batch folder (default .ralph/batches/<timestamp>)')
     .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
-    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout'))
+    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout', LIMITS.planTimeoutMs))
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');
   addExecOptions(command);

@@ -2,29 +2,39 @@
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';
-import { CONFIG_FILE, DEFAULTS } from '../contract.js';
+import { CONFIG_FILE, DEFAULTS, LIMITS, type Range } from '../contract.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
-import { parseDuration } from '../util/duration.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { parseSize } from '../util/size.js';
 import { STREAM_FORMATS } from '../plan/types.js';
 
-/** Commander argument parsers, shared with `ralph batch`. */
-export const positiveInt = (name: string) => (value: string) => {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1, got "${value}".`);
-  return Number(value);
+// Commander argument parsers, shared with `ralph batch`. Every number has a useful range
+// (src/contract.ts LIMITS, docs/hostile.md "Numbers").
+export const wholeNumber = (name: string, range: Range) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < range.min || n > range.max) {
+    throw new InvalidArgumentError(`${name} must be a whole number from ${range.min} to ${range.max}, got "${value}".`);
+  }
+  return n;
 };
-const nonNegativeInt = (name: string) => (value: string) => {
-  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number, got "${value}".`);
-  return Number(value);
-};
-export const duration = (name: string) => (value: string) => {
+export const positiveInt = (name: string, range: Range = { min: 1, max: Number.MAX_SAFE_INTEGER }) => wholeNumber(name, range);
+export const duration = (name: string, range: Range = { min: 1, max: 30 * 86_400_000 }) => (value: string) => {
   const ms = parseDuration(value);
   if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${name} must be a duration such as 90m, 1h30m, 45s or 500ms, got "${value}".`);
+  if (ms < range.min || ms > range.max) throw new InvalidArgumentError(`${name} must be from ${formatDuration(range.min)} to ${formatDuration(range.max)}, got "${value}".`);
   return ms;
 };
 const dollars = (value: string) => {
   const n = Number(value.replace(/^\$/, ''));
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`--max-cost must be an amount in USD above 0, such as 5 or 2.50, got "${value}".`);
+  const { min, max } = LIMITS.maxCostUsd;
+  if (!Number.isFinite(n) || n <= min || n > max) throw new InvalidArgumentError(`--max-cost must be an amount in USD above ${min} and at most ${max}, such as 5 or 2.50, got "${value}".`);
   return n;
+};
+const size = (name: string, range: Range) => (value: string) => {
+  const bytes = parseSize(value);
+  if (bytes === undefined) throw new InvalidArgumentError(`${name} must be a size such as 100MB, 2GB or 512KB, got "${value}".`);
+  if (bytes < range.min || bytes > range.max) throw new InvalidArgumentError(`${name} must be from 1KB to 1TB, got "${value}".`);
+  return bytes;
 };
 
 export function addExecOptions(command: Command): Command {
@@ -32,21 +42,23 @@ export function addExecOptions(command: Command): Command {
     .addOption(new Option('--executor <name>', 'which executor runs the plan').choices(['anthropic', 'command']))
     .option('--agent <name>', `run a known agent CLI unattended (${Object.keys(AGENT_PRESETS).join(', ')}); args after -- are added to its command`)
     .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
-    .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, positiveInt('--max-iterations'))
-    .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, nonNegativeInt('--max-bailouts'))
-    .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime'))
+    .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, wholeNumber('--max-iterations', LIMITS.maxIterations))
+    .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, wholeNumber('--max-bailouts', LIMITS.maxBailouts))
+    .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime', LIMITS.maxRuntimeMs))
     .option('--max-cost <usd>', 'stop the run once it has cost this much (USD)', dollars)
-    .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout'))
-    .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait'))
-    .option('--max-stalls <n>', `iterations in a row with no decision and no progress before ending exhausted; 0: never (default: ${DEFAULTS.maxStalls})`, nonNegativeInt('--max-stalls'))
-    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout'))
-    .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace'))
+    .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout', LIMITS.silenceTimeoutMs))
+    .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait', LIMITS.maxWaitMs))
+    .option('--max-stalls <n>', `iterations in a row with no decision and no progress before ending exhausted; 0: never (default: ${DEFAULTS.maxStalls})`, wholeNumber('--max-stalls', LIMITS.maxStalls))
+    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout', LIMITS.iterationTimeoutMs))
+    .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace', LIMITS.signalGraceMs))
+    .option('--verify-timeout <duration>', 'limit of each verify command; past it the command fails (default: 10m)', duration('--verify-timeout', LIMITS.verifyTimeoutMs))
+    .option('--max-log <size>', `bytes of one iteration's transcript kept, head and tail (default: ${DEFAULTS.maxLogBytes / 1024 / 1024}MB)`, size('--max-log', LIMITS.maxLogBytes))
     .option('--summary <file>', 'summary file (relative to the current directory)')
     .option('--run-dir <dir>', 'run directory (default: .ralph/runs/<run-id> in the working directory)')
     .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
     .option('--model <name>', 'model for the anthropic executor')
-    .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, positiveInt('--context-budget'))
-    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', nonNegativeInt('--max-retries'))
+    .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, wholeNumber('--context-budget', LIMITS.contextBudget))
+    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', wholeNumber('--max-retries', LIMITS.maxRetries))
     .addOption(new Option('--stream-format <format>', 'how the agent writes its output (default: chosen from the command, else text)').choices([...STREAM_FORMATS]))
     .option('--notify <target>', 'also notify this target: a webhook URL, slack:URL, ntfy:URL or command:"shell command" (repeatable)', collect, [] as string[])
     .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`);
@@ -69,6 +81,8 @@ export interface RawExecFlags {
   maxWait?: number;
   maxStalls?: number;
   signalGrace?: number;
+  verifyTimeout?: number;
+  maxLog?: number;
   summary?: string;
   runDir?: string;
   prompts?: string;
@@ -99,6 +113,8 @@ export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd:
   if (flags.signalGrace !== undefined) o.signalGraceMs = flags.signalGrace;
   if (flags.maxWait !== undefined) o.maxWaitMs = flags.maxWait;
   if (flags.maxStalls !== undefined) o.maxStalls = flags.maxStalls;
+  if (flags.verifyTimeout !== undefined) o.verifyTimeoutMs = flags.verifyTimeout;
+  if (flags.maxLog !== undefined) o.maxLogBytes = flags.maxLog;
   if (flags.summary !== undefined) o.summary = flags.summary;
   if (flags.runDir !== undefined) o.runDir = flags.runDir;
   if (flags.prompts !== undefined) o.promptsDir = flags.prompts;

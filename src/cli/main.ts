@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
+import { holdCredentials } from '../util/credentials.js';
 import { packageVersion } from '../util/package-root.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { registerExec } from './exec.js';
@@ -18,7 +19,11 @@ export async function main(
   argv: string[],
   io: Pick<CliContext, 'stdout' | 'stderr'> = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
-  if (io.stdout === process.stdout) ignoreClosedStdout();
+  if (io.stdout === process.stdout) {
+    ignoreClosedStdout();
+    // Out of ralph's environment before anything starts a process (docs/hostile.md "The API key").
+    holdCredentials();
+  }
   // What follows `--` is the agent's command line: commander never sees it.
   const dashes = argv.indexOf('--');
   const passThrough = dashes === -1 ? [] : argv.slice(dashes + 1);
@@ -52,10 +57,15 @@ export async function main(
  * crashing; a command that runs an agent must still finish and write its result.
  */
 function ignoreClosedStdout(): void {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
-    throw error;
-  });
+  // A reader that went away (EPIPE), or a pipe the kernel could not buffer (ENOBUFS, EAGAIN):
+  // display output is lost, the run goes on (docs/hostile.md "Slow readers").
+  const ignorable = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ENOBUFS', 'EAGAIN', 'ECONNRESET']);
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== undefined && ignorable.has(error.code)) return;
+      throw error;
+    });
+  }
 }
 
 function handleError(error: unknown, ctx: CliContext, help: string): number {

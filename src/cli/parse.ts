@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { SignalParser, type ParserEvent } from '../signals/index.js';
 import { UsageError } from '../errors.js';
 import type { RegisterCommand } from './context.js';
+import { safeJson } from '../ui/sanitize.js';
 
 export const registerParse: RegisterCommand = (program, ctx) => {
   program
@@ -60,7 +61,7 @@ class NdjsonSink {
     });
   }
   add = (event: ParserEvent): void => {
-    this.pending += `${JSON.stringify(toRecord(event))}\n`;
+    this.pending += `${safeJson(toRecord(event))}\n`;
   };
   get full(): boolean {
     return this.pending.length > FLUSH_AT;

@@ -3,6 +3,7 @@ import { findRun } from '../runs/find-run.js';
 import { viewRun, type RunView } from '../runs/run-view.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext, RegisterCommand } from './context.js';
+import { safeJson, stripControlLine } from '../ui/sanitize.js';
 
 export const registerStatus: RegisterCommand = (program, ctx) => {
   program
@@ -20,21 +21,23 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
 export function statusCommand(run: string, flags: { cwd?: string; runDir?: string; json?: boolean }, ctx: CliContext): number {
   const view = viewRun(findRun(flags.cwd ?? process.cwd(), run, flags.runDir));
   if (flags.json) {
-    ctx.stdout.write(`${JSON.stringify(summarise(view))}\n`);
+    ctx.stdout.write(`${safeJson(summarise(view))}\n`);
     return 0;
   }
   const s = summarise(view);
+  // BLOCKED.md's reason, a plan path, a warning: agent text, shown the way the live display shows it.
+  const t = (v: string | number | null | undefined) => stripControlLine(String(v ?? '?'));
   const lines = [
-    `run        ${s.run}  (${s.dir})`,
-    `health     ${s.health}: ${s.why}`,
-    `plan       ${s.plan ?? '?'}`,
-    `state      ${s.state ?? '?'}${s.waitingUntil ? ` until ${s.waitingUntil}` : ''}, iteration ${s.iteration}${s.limits ? ` of ${s.limits.maxIterations}` : ''}`,
+    `run        ${t(s.run)}  (${t(s.dir)})`,
+    `health     ${t(s.health)}: ${t(s.why)}`,
+    `plan       ${t(s.plan)}`,
+    `state      ${t(s.state)}${s.waitingUntil ? ` until ${t(s.waitingUntil)}` : ''}, iteration ${t(s.iteration)}${s.limits ? ` of ${t(s.limits.maxIterations)}` : ''}`,
     `left       ${s.left.join(', ') || 'unknown'}`,
     `cost       ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(4)}`}, ${s.tokens} tokens`,
-    `signals    ${s.signalFiles.length ? s.signalFiles.join(', ') : 'no signal files present'}`,
-    `last event ${s.lastEventAt ?? 'none'}`,
+    `signals    ${s.signalFiles.length ? t(s.signalFiles.join(', ')) : 'no signal files present'}`,
+    `last event ${t(s.lastEventAt ?? 'none')}`,
   ];
-  if (s.outcome) lines.push(`outcome    ${s.outcome} (exit ${s.exitCode}): ${s.reason}`);
+  if (s.outcome) lines.push(`outcome    ${t(s.outcome)} (exit ${t(s.exitCode)}): ${t(s.reason)}`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

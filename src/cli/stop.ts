@@ -17,7 +17,12 @@ export const registerStop: RegisterCommand = (program, ctx) => {
         ctx.stdout.write(`run ${view.runId} is not running (${view.health}): nothing to stop\n`);
         return;
       }
-      writeFileSync(paths.stopRequest, `stop requested at ${new Date().toISOString()}\n`);
+      try {
+        writeFileSync(paths.stopRequest, `stop requested at ${new Date().toISOString()}\n`);
+      } catch (error) {
+        const { UsageError } = await import('../errors.js');
+        throw new UsageError(`cannot write the stop request ${paths.stopRequest}: ${(error as Error).message}`, 'Remove whatever is in its place, or stop the run with Ctrl+C / SIGTERM.');
+      }
       ctx.stdout.write(`asked run ${view.runId} to stop after its current iteration (${paths.stopRequest})\n`);
     });
 };

@@ -1,6 +1,7 @@
 // Builds the executor a run asked for. The anthropic SDK is loaded only when it is used.
 import type { RunConfig } from '../loop/run-config.js';
 import type { Executor } from './types.js';
+import { credential } from '../util/credentials.js';
 
 export async function createExecutor(config: RunConfig, env: NodeJS.ProcessEnv): Promise<Executor> {
   switch (config.executor) {
@@ -11,7 +12,7 @@ export async function createExecutor(config: RunConfig, env: NodeJS.ProcessEnv):
     case 'anthropic': {
       const { createAnthropicExecutor } = await import('./anthropic/index.js');
       return createAnthropicExecutor({
-        apiKey: env.ANTHROPIC_API_KEY!,
+        apiKey: credential(env, 'ANTHROPIC_API_KEY')!,
         ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
         ...(config.model !== undefined ? { model: config.model } : {}),
         ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),

@@ -127,11 +127,19 @@ export interface Executor {
    * known: a plain program may keep its own state). Absent: true.
    */
   canContinue?(): boolean | undefined;
+  /**
+   * Processes the executor keeps across iterations on purpose (the anthropic executor's persistent
+   * shell). When an iteration ends they are spared; what they started is not (docs/hostile.md).
+   */
+  keptProcesses?(): number[];
 }
 
-/** ralph's environment plus `run.env`, without the variables the agent must not see. */
-export function agentEnvironment(run: Pick<ExecutorRunOptions, 'env' | 'hideEnv'>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...run.env };
+/**
+ * ralph's environment, then `extra` (credentials ralph holds for agent CLIs), then `run.env`,
+ * without the variables the agent must not see.
+ */
+export function agentEnvironment(run: Pick<ExecutorRunOptions, 'env' | 'hideEnv'>, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, ...run.env };
   for (const name of run.hideEnv ?? []) delete env[name];
   return env;
 }

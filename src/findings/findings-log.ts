@@ -17,6 +17,11 @@ export class FindingsLog {
     this.out = new JsonlAppender(path);
   }
 
+  /** The appender, for its path and its first write error. */
+  get log(): JsonlAppender {
+    return this.out;
+  }
+
   append({ run, plan, iteration, at, record }: FindingInput): void {
     const { raw, error, ...fields } = record;
     this.out.append({

@@ -34,6 +34,10 @@ export type RunEvent =
   | { type: 'silence'; iteration: number; silentMs: number; timeoutMs: number }
   | { type: 'decision'; iteration: number; decision: Decision }
   | { type: 'gate'; iteration: number; accepted: boolean; reason: string }
+  /** Processes of the run still running when an iteration ended, stopped (docs/hostile.md). */
+  | { type: 'processes-stopped'; iteration: number; processes: { pid: number; command: string }[] }
+  /** The iteration's transcript passed --max-log: its middle was dropped (docs/hostile.md). */
+  | { type: 'transcript-cut'; iteration: number; totalBytes: number; droppedBytes: number; maxBytes: number }
   | { type: 'iteration-end'; iteration: number; exitCode: number | null; durationMs: number; decision: Decision['kind'] }
   | { type: 'run-end'; outcome: Outcome; exitCode: number; reason: string; result: RunResult }
   /** The agent or API reported a usage or rate limit (docs/overnight.md). */

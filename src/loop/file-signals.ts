@@ -2,10 +2,19 @@
 // PR_URL files in the working directory. A file counts in the iteration in which it appeared or
 // changed, so each iteration starts from a snapshot.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SIGNAL_FILES, STALE_SIGNAL_FILES } from '../contract.js';
 import type { Weighed } from '../signals/index.js';
+import { moveFileSync } from '../util/move-file.js';
+import { readOwnFilePrefixSync } from '../util/read-regular-file.js';
+
+/**
+ * A signal file is read only as far as this: a claim needs its first lines, a PR URL one line.
+ * Only a regular file of its own in the working directory counts (not a symlink or hard link to
+ * a file elsewhere, whose content would be copied into result.json; docs/hostile.md).
+ */
+const SIGNAL_FILE_READ_BYTES = 64 * 1024;
 
 /** File name → content hash, for the signal files present. */
 export type FileSnapshot = Record<string, string>;
@@ -20,12 +29,7 @@ export function snapshotSignalFiles(cwd: string): FileSnapshot {
 }
 
 function readIfFile(path: string): Buffer | undefined {
-  try {
-    if (!statSync(path).isFile()) return undefined;
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
+  return readOwnFilePrefixSync(path, SIGNAL_FILE_READ_BYTES);
 }
 
 /** Removes stale signal files before the first iteration; returns the names removed. */
@@ -33,7 +37,8 @@ export function removeStaleSignalFiles(cwd: string): string[] {
   const removed: string[] = [];
   for (const name of STALE_SIGNAL_FILES) {
     const path = join(cwd, name);
-    if (existsSync(path)) {
+    if (lstatOrUndefined(path) !== undefined) {
+      // A directory is refused before the run starts (preflight); a symlink goes, not its target.
       rmSync(path, { force: true, recursive: false });
       removed.push(name);
     }
@@ -47,12 +52,28 @@ export interface FileClaims {
   blockedEvidence?: string;
   /** The claim files, so a rejected claim can move them aside. */
   files: string[];
+  /** Signal files present but not counted (a symlink, a hard link, a directory): why, for a warning. */
+  ignored: string[];
+}
+
+/** Why a signal file that is there is not one ralph reads, or undefined when it is a plain file of its own. */
+function whyIgnored(path: string): string | undefined {
+  const info = lstatOrUndefined(path);
+  if (!info) return undefined;
+  if (info.isSymbolicLink()) return 'is a symbolic link';
+  if (!info.isFile()) return 'is not a regular file';
+  if (info.nlink > 1) return 'has more than one hard link';
+  return undefined;
 }
 
 export function fileClaims(cwd: string, before: FileSnapshot): FileClaims {
   const now = snapshotSignalFiles(cwd);
   const changed = (name: string) => now[name] !== undefined && now[name] !== before[name];
-  const result: FileClaims = { claims: [], files: [] };
+  const result: FileClaims = { claims: [], files: [], ignored: [] };
+  for (const name of STALE_SIGNAL_FILES) {
+    const why = whyIgnored(join(cwd, name));
+    if (why !== undefined) result.ignored.push(`${name} ${why}`);
+  }
   for (const name of [SIGNAL_FILES.taskComplete, SIGNAL_FILES.taskCompleteMd]) {
     if (changed(name)) {
       result.claims.push({ class: 'complete', name, args: [], source: name });
@@ -60,7 +81,7 @@ export function fileClaims(cwd: string, before: FileSnapshot): FileClaims {
     }
   }
   if (changed(SIGNAL_FILES.blocked)) {
-    const lines = readFileSync(join(cwd, SIGNAL_FILES.blocked), 'utf8').split(/\r?\n/);
+    const lines = (readIfFile(join(cwd, SIGNAL_FILES.blocked)) ?? Buffer.alloc(0)).toString('utf8').split(/\r?\n/);
     const reason = lines.find((l) => l.trim() !== '')?.trim().replace(/^#+\s*/, '') ?? SIGNAL_FILES.blocked;
     result.claims.push({ class: 'blocked', name: SIGNAL_FILES.blocked, args: [reason], source: SIGNAL_FILES.blocked });
     result.blockedEvidence = lines.slice(0, 5).join('\n');
@@ -87,10 +108,18 @@ export function moveAside(cwd: string, files: string[], into: string): string[] 
   const moved: string[] = [];
   for (const name of files) {
     const from = join(cwd, name);
-    if (!existsSync(from)) continue;
+    if (lstatOrUndefined(from) === undefined) continue;
     mkdirSync(into, { recursive: true });
-    renameSync(from, join(into, name));
+    moveFileSync(from, join(into, name));
     moved.push(name);
   }
   return moved;
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }

@@ -11,9 +11,22 @@ import type { Clock } from './clock.js';
 import { ErrorLoopDetector } from './error-loop.js';
 import { SilenceWatchdog } from './silence-watchdog.js';
 
-export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop' | 'agent_error' | 'usage_limit';
+export type StopCause =
+  | 'silence'
+  | 'iteration_timeout'
+  | 'signal_grace'
+  | 'interrupt'
+  | 'limit'
+  | 'error_loop'
+  | 'agent_error'
+  | 'usage_limit'
+  | 'flood'
+  | 'disk_full';
 
 export type NearMiss = Omit<Extract<ParserEvent, { type: 'near_miss' }>, 'type'> & { stream: 'stdout' | 'stderr' };
+
+/** Output past this many times --max-log in one iteration is a flood: the executor is stopped. */
+export const FLOOD_FACTOR = 10;
 
 export interface IterationInput {
   executor: Executor;
@@ -42,6 +55,8 @@ export interface IterationInput {
   /** Whether anyone shows output (the UI); decoding text for nobody is wasted work. */
   wantOutput: boolean;
   onProcess?: (pid: number) => void;
+  /** The transcript's cap (--max-log): FLOOD_FACTOR times it stops the executor. */
+  maxLogBytes?: number;
 }
 
 export interface IterationResult {
@@ -170,13 +185,23 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
   if (input.runSignal.aborted) onRunAbort();
   else input.runSignal.addEventListener('abort', onRunAbort, { once: true });
 
+  const floodBytes = input.maxLogBytes !== undefined ? input.maxLogBytes * FLOOD_FACTOR : Infinity;
+  // After each write to the transcript: a flood, or a disk that can take no more, ends the iteration.
+  const checkTranscript = (): void => {
+    const t = input.transcript;
+    if (t.error) stopWith('disk_full', `cannot write the transcript ${t.path}: ${t.error.code ?? t.error.message}`);
+    else if (t.total > floodBytes) stopWith('flood', `the agent wrote more than ${floodBytes} bytes in one iteration (${FLOOD_FACTOR} × --max-log)`);
+  };
   const errorLoop = new ErrorLoopDetector();
   const handle = (ev: ExecutorEvent): void => {
     switch (ev.type) {
       case 'text':
         watchdog.touch();
         if (ev.stream === 'stdout') result.agentActive = true;
-        if (!ev.parseOnly) input.transcript.write(ev.chunk);
+        if (!ev.parseOnly) {
+          input.transcript.write(ev.chunk);
+          checkTranscript();
+        }
         // Shown before it is parsed, so a signal's line appears before ralph's word on it.
         if (input.wantOutput) {
           const text = typeof ev.chunk === 'string' ? ev.chunk : decoders[ev.stream].write(ev.chunk);
@@ -188,6 +213,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       case 'log':
         watchdog.touch();
         input.transcript.write(ev.chunk);
+        checkTranscript();
         break;
       case 'activity':
         watchdog.touch();

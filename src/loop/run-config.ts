@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { formatFromCommand, resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
+import { credential } from '../util/credentials.js';
 import type { Plan } from '../plan/index.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from './types.js';
 
@@ -22,12 +23,16 @@ export interface RunConfig {
   iterationTimeoutMs?: number;
   maxWaitMs: number;
   maxStalls: number;
+  /** Each verify command's limit (docs/hostile.md); undefined: DEFAULTS.verifyTimeoutMs. */
+  verifyTimeoutMs?: number;
   requireSummary: boolean;
   verify: string[];
   rejectBlockers: string[];
   contextBudget: number;
   maxRetries?: number;
   signalGraceMs: number;
+  /** Bytes of one iteration's transcript kept, head and tail (docs/hostile.md). */
+  maxLogBytes: number;
   promptsDir?: string;
   /** --agent: which named agent the command came from. */
   agent?: ResolvedAgent;
@@ -82,7 +87,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
       : undefined;
   const agent = flagAgent ?? defaultAgent;
   const command = flagAgent ? flagAgent.command : (passed ?? fm.command ?? defaultAgent?.command);
-  const executor: ExecutorName | undefined = chosen ?? (defaultAgent ? 'command' : undefined) ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : undefined);
+  const executor: ExecutorName | undefined = chosen ?? (defaultAgent ? 'command' : undefined) ?? (credential(env, 'ANTHROPIC_API_KEY') ? 'anthropic' : undefined);
   if (executor === undefined) {
     throw new UsageError(
       'no executor to run the plan with',
@@ -95,7 +100,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
       'Give it after --, e.g. `ralph exec plan.md -- claude -p --dangerously-skip-permissions`, or as `command: [...]` in the plan.',
     );
   }
-  if (executor === 'anthropic' && !env.ANTHROPIC_API_KEY) {
+  if (executor === 'anthropic' && !credential(env, 'ANTHROPIC_API_KEY')) {
     throw new UsageError('the anthropic executor needs ANTHROPIC_API_KEY', 'Export your API key, or run an agent CLI with `-- <command>`.');
   }
   const summaryPath = options.summary !== undefined ? resolve(options.summary) : plan.summaryPath;
@@ -130,6 +135,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     rejectBlockers: fm.blockers.reject,
     contextBudget: options.contextBudget ?? fc.contextBudget ?? DEFAULTS.contextBudget,
     signalGraceMs: options.signalGraceMs ?? fc.signalGraceMs ?? DEFAULTS.signalGraceMs,
+    maxLogBytes: options.maxLogBytes ?? DEFAULTS.maxLogBytes,
   };
   if (executor === 'command') config.command = command;
   if (agent !== undefined) config.agent = agent;
@@ -141,6 +147,8 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
   if (maxRuntime !== undefined) config.maxRuntimeMs = maxRuntime;
   const iterationTimeout = options.iterationTimeoutMs ?? fc.iterationTimeoutMs;
   if (iterationTimeout !== undefined) config.iterationTimeoutMs = iterationTimeout;
+  const verifyTimeout = options.verifyTimeoutMs ?? fm.verifyTimeoutMs;
+  if (verifyTimeout !== undefined) config.verifyTimeoutMs = verifyTimeout;
   const maxRetries = options.maxRetries ?? fc.maxRetries;
   if (maxRetries !== undefined) config.maxRetries = maxRetries;
   if (options.promptsDir !== undefined) config.promptsDir = resolve(options.promptsDir);

@@ -1,14 +1,15 @@
 // The iteration state machine of docs/loop.md: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { processGroupAlive, terminateProcessGroup } from '../executors/process-group.js';
+import { stopProcesses } from '../executors/process-tree.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
-import { extractSection, isTaskCompleteChecked, loadPlan, type Plan } from '../plan/index.js';
+import { extractSection, isTaskCompleteChecked, loadPlan, MAX_PLAN_BYTES, type Plan } from '../plan/index.js';
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { loadTemplates, render, type Templates } from '../prompts/templates.js';
 import { findRun } from '../runs/find-run.js';
@@ -18,10 +19,15 @@ import { globalStopRequest, runPaths, runsRoot, type RunPaths } from '../runs/pa
 import { newRunId } from '../runs/run-id.js';
 import { loadState, saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
-import { Transcript } from '../runs/transcript.js';
+import { Transcript, type TranscriptSummary } from '../runs/transcript.js';
 import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import { acceptanceGate } from './acceptance-gate.js';
+import { diskFullEnding, isDiskFull } from './disk-full.js';
+import { killLeftoversNow, stopLeftovers } from './leftover-processes.js';
+import { preflight } from './preflight.js';
+import { setSummaryAside } from './summary-aside.js';
 import { checkBlocker } from './blocker-check.js';
 import { RunBus } from './bus.js';
 import { systemClock, type Clock } from './clock.js';
@@ -75,6 +81,14 @@ export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promi
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
+  preflight({
+    cwd,
+    runDir: paths.dir,
+    runDirGiven: options.runDir !== undefined,
+    summaryPath: config.summaryPath,
+    requireSummary: config.requireSummary,
+    fresh: opened.mode === 'new',
+  });
   state.limits = limitsOf(config);
   const executor = await createExecutor(config, env);
   const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
@@ -152,6 +166,9 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
     }
     state.executorPid = null;
   }
+  // What the dead run's agent left running (setsid daemons included) goes before anything runs again.
+  const leftovers = await stopProcesses({ marker: { name: RALPH_ENV.runId, value: state.runId } }, 5_000);
+  if (leftovers.length > 0) note = `${note ?? 'resuming'}; ${leftovers.length} process(es) of the run were still running and were stopped`;
   state.pid = process.pid;
   state.outcome = null;
   // Each session of a run has its own --max-wait; a wait in progress goes on for what is left.
@@ -255,7 +272,8 @@ class PlanRun {
 
   private readPlanText(): string | undefined {
     try {
-      return readFileSync(this.plan.path, 'utf8');
+      // The agent edits the plan; one that made it a FIFO must not hang the loop.
+      return readRegularFileSync(this.plan.path, MAX_PLAN_BYTES).toString('utf8');
     } catch {
       return undefined;
     }
@@ -276,6 +294,7 @@ class PlanRun {
         }
         this.state.executorPid = null;
       }
+      killLeftoversNow(this.state.runId);
       this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with --resume ${this.state.runId}` });
     });
     const onAbort = () => this.runAbort.abort('interrupt');
@@ -290,7 +309,15 @@ class PlanRun {
       }, left);
     }
     try {
-      const ending = await this.loop();
+      let ending: Ending;
+      try {
+        ending = await this.loop();
+      } catch (error) {
+        // A full disk ends the run with a documented outcome, not an internal error (docs/hostile.md).
+        if (!isDiskFull(error)) throw error;
+        const e = error as NodeJS.ErrnoException;
+        ending = diskFullEnding(`${e.code} writing ${e.path ?? 'a run file'}`, this.state.runId);
+      }
       return await this.finish(ending);
     } finally {
       if (runtimeTimer !== undefined) this.clock.clearTimeout(runtimeTimer);
@@ -334,6 +361,7 @@ class PlanRun {
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
+      this.summaryAside();
       state.checkboxAtStart = isTaskCompleteChecked(plan.text);
       if (state.checkboxAtStart) {
         this.warn(`the plan already has a checked "[x] ${TASK_COMPLETE_CHECKBOX}" box at the start: it is stale and ignored`);
@@ -360,12 +388,18 @@ class PlanRun {
     }
 
     for (;;) {
+      const unwritable = [this.events, this.findings.log].find((f) => f.error !== undefined);
+      if (unwritable) {
+        if (!isDiskFull(unwritable.error)) throw unwritable.error;
+        return diskFullEnding(`${unwritable.error!.code} writing ${unwritable.path}`, state.runId);
+      }
       if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
       const limit = firstLimit(this.rules, this.limitContext());
       if (limit) return { outcome: 'exhausted', reason: limit.reason };
       const stopFile = this.stopRequested();
       if (stopFile) {
-        rmSync(stopFile, { force: true });
+        // A directory made there mid-run is still a request to stop (docs/hostile.md).
+        rmSync(stopFile, { force: true, recursive: true });
         return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with --resume ${state.runId}` };
       }
       const due = this.dueWait();
@@ -418,8 +452,9 @@ class PlanRun {
       this.status('running');
       this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
 
-      const transcript = new Transcript(this.paths.transcript(n));
+      const transcript = new Transcript(this.paths.transcript(n), config.maxLogBytes);
       let result: IterationResult;
+      let kept: TranscriptSummary | undefined;
       try {
         result = await runIteration({
           executor: this.init.executor,
@@ -440,26 +475,34 @@ class PlanRun {
           tokensBefore: state.tokens,
           ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd, budgetUsd: Math.max(0, config.maxCostUsd - (state.costUsd ?? 0)) } : {}),
           wantOutput: this.init.hooks.wantOutput ?? false,
+          maxLogBytes: config.maxLogBytes,
           onProcess: (pid) => {
             state.executorPid = pid;
             saveState(this.paths.state, state);
           },
         });
       } finally {
-        transcript.close();
+        kept = transcript.close();
       }
+      if (kept.droppedBytes > 0) this.emit({ type: 'transcript-cut', iteration: n, ...kept });
       state.executorPid = null;
+      await stopLeftovers(state.runId, n, this.bus, this.init.executor.keptProcesses?.() ?? []);
       // The live `usage` events already carried these, with the run's totals (docs/agents.md).
       state.tokens = addUsage(state.tokens, result.tokens);
       if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
       if (result.stop) (state.stops ??= []).push({ iteration: n, cause: result.stop.cause, detail: result.stop.detail });
 
+      if (result.stop?.cause === 'disk_full') {
+        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+        return diskFullEnding(result.stop.detail, state.runId);
+      }
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
         this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
         return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with --resume ${state.runId}` };
       }
       const fc = fileClaims(config.cwd, state.iterationStart.files);
+      for (const why of fc.ignored) this.warn(`${why} in the working directory: ignored (signal files count only as regular files of their own)`, n);
       const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
       if (result.limit && decide(weighed).kind === 'none') {
         // Refused for a limit: this attempt does not count, and the same iteration runs again
@@ -619,6 +662,9 @@ class PlanRun {
       }
       recovered = decision.kind === 'complete';
     }
+    if (stop?.cause === 'flood' && decision.kind === 'none') {
+      return { outcome: 'off_rails', reason: `off the rails: ${stop.detail} without a decision` };
+    }
     if (stop?.cause === 'error_loop' && (decision.kind === 'none' || decision.kind === 'bailout')) {
       return { outcome: 'off_rails', reason: `off the rails: ${stop.detail}` };
     }
@@ -649,6 +695,9 @@ class PlanRun {
           verify: config.verify,
           cwd: config.cwd,
           runStartedAtMs: state.startedAtMs,
+          ...(state.summaryAtStart !== undefined ? { summaryAtStart: state.summaryAtStart } : {}),
+          ...(config.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: config.verifyTimeoutMs } : {}),
+          env: { [RALPH_ENV.runId]: state.runId },
           signal: this.runAbort.signal,
         });
         this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason });
@@ -700,9 +749,10 @@ class PlanRun {
         const stoppedByUs = result?.stop !== undefined;
         if (result && !stoppedByUs && result.exitCode !== 0) {
           state.consecutiveFailures++;
+          // exitError already says who failed ("the Anthropic API failed …"): never "the executor the …".
           const why = result.exitError ?? `exited ${result.exitCode ?? 'by a signal'}`;
           const said = result.failureDetail !== undefined ? `: ${result.failureDetail}` : '';
-          this.warn(`iteration ${n}: the executor ${why} without a decision${said}`, n);
+          this.warn(`iteration ${n} ended without a decision: ${result.exitError ?? `the executor ${why}`}${said}`, n);
           const setup = this.setupFailures.note(result);
           if (state.consecutiveFailures >= 3) {
             if (setup) {
@@ -771,7 +821,7 @@ class PlanRun {
     state.consecutiveDenials = (state.consecutiveDenials ?? 0) + 1;
     const calls = denials.map((d) => `${d.tool}${d.summary ? ` (${d.summary.slice(0, 120)})` : ''}`);
     if (config.maxStalls > 0 && state.consecutiveDenials >= config.maxStalls) {
-      const fc: FileClaims = { claims: [], files: [] };
+      const fc: FileClaims = { claims: [], files: [], ignored: [] };
       return this.escalate(
         `permission_denied: the agent's permissions refused tool calls in ${state.consecutiveDenials} iterations in a row (last: ${calls.slice(0, 5).join('; ')})`,
         fc,
@@ -780,6 +830,16 @@ class PlanRun {
     }
     this.pendingFeedback.push(render(this.init.templates['feedback-permission-denied'], { calls: calls.map((c) => `- ${c}`).join('\n') }));
     return undefined;
+  }
+
+  /** A summary from before the run is moved aside: only one written during the run counts. */
+  private summaryAside(): void {
+    const aside = setSummaryAside(this.config.summaryPath, this.paths.dir);
+    if (aside.kind === 'moved') this.warn(`a summary file was already there before the run started: moved it to ${aside.to}; only a summary written during this run counts`);
+    if (aside.kind === 'kept') {
+      this.state.summaryAtStart = aside.sha256;
+      this.warn(`a summary file was already there before the run started and could not be moved aside (${aside.why}): that content will not be accepted`);
+    }
   }
 
   private startFresh(reason: string): void {
@@ -835,7 +895,14 @@ class PlanRun {
   }
 
   private async finish(ending: Ending): Promise<RunResult> {
-    const result = this.writeResultSync(ending);
+    let result: RunResult;
+    try {
+      result = this.writeResultSync(ending);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      // No room for result.json: the outcome is still reported, and said to be unwritten.
+      result = this.buildResult({ ...ending, reason: `${ending.reason}; result.json could not be written (${(error as Error).message})` });
+    }
     this.emit({ type: 'run-end', outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, result });
     if (this.lifecycle === undefined) return result;
     // on_outcome hooks and notifications: their warnings belong in result.json too.

@@ -26,6 +26,10 @@ export interface ExecOptions {
   iterationTimeoutMs?: number;
   maxWaitMs?: number;
   maxStalls?: number;
+  /** --verify-timeout: each verify command's limit. */
+  verifyTimeoutMs?: number;
+  /** --max-log: bytes of one iteration's transcript kept (head and tail). */
+  maxLogBytes?: number;
   /** --summary, relative to the current directory. */
   summary?: string;
   /** --run-dir: the run directory itself. */

@@ -1,8 +1,9 @@
 // plan.md → Plan, or every problem found in it (docs/plans.md: a plan that cannot be read or
 // validated is refused, with every problem listed, before anything runs).
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { InvalidInputError, type Problem } from '../errors.js';
+import { readRegularFile } from '../util/read-regular-file.js';
+import { planIdProblem } from './plan-id.js';
 import { parseFrontMatterYaml, splitFrontMatter } from './front-matter.js';
 import { defaultConfig, readPlanConfig } from './plan-config.js';
 import { extractSection } from './sections.js';
@@ -39,15 +40,19 @@ export function parsePlan(text: string, path: string): { plan?: Plan; problems: 
   const body = parseBody(split.body, split.bodyLine);
   for (const p of body.problems) add(p.message, p.line);
   warnings.push(...body.warnings);
+  const absolute = resolve(path);
+  const stem = basename(absolute, extname(absolute));
+  if (config.id === undefined && problems.length === 0) {
+    const why = planIdProblem(stem);
+    if (why !== undefined) add(`the plan id comes from the file name "${stem.slice(0, 60)}", which ${why}; set "id:" in the front matter`);
+  }
   if (problems.length > 0) {
     // In file order, which is how people fix them; problems with no line (a missing element) last.
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
     return { problems };
   }
 
-  const absolute = resolve(path);
   const dir = dirname(absolute);
-  const stem = basename(absolute, extname(absolute));
   const plan: Plan = {
     path: absolute,
     dir,
@@ -67,9 +72,17 @@ export function parsePlan(text: string, path: string): { plan?: Plan; problems: 
   return { plan, problems };
 }
 
+/** A plan is a document, not a data set: past this it is not a plan (and is not read into memory). */
+export const MAX_PLAN_BYTES = 10 * 1024 * 1024;
+
 function unreadable(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
+    case 'ENOTREG':
+      if ((error as { kind?: string }).kind === 'a directory') return 'is a directory; give the path of a plan .md file';
+      return `${(error as Error).message.replace(/^.* is not/, 'is not')}; save the plan to a file and pass its path`;
+    case 'EFBIG':
+      return `is too large for a plan (more than ${MAX_PLAN_BYTES / 1024 / 1024} MB)`;
     case 'ENOENT':
       return 'no such file; check the path';
     case 'EISDIR':
@@ -86,7 +99,7 @@ function unreadable(error: unknown): string {
 export async function loadPlan(path: string): Promise<Plan> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readRegularFile(path, MAX_PLAN_BYTES)).toString('utf8');
   } catch (error) {
     throw new InvalidInputError([{ file: path, message: unreadable(error) }], 'invalid plan');
   }

@@ -2,7 +2,9 @@
 // reported at once, at its own line; unknown keys are allowed (GSD plans carry phase, wave,
 // depends_on…) but warned about, with a suggestion when they look like a typo of a known key.
 import { isMap, isNode, isScalar, type Document } from 'yaml';
-import { parseDuration } from '../util/duration.js';
+import { LIMITS, type Range } from '../contract.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { planIdProblem } from './plan-id.js';
 import { EXECUTOR_NAMES, STREAM_FORMATS, type PlanConfig } from './types.js';
 
 export interface ConfigIssue {
@@ -51,27 +53,40 @@ const oneOf =
       ? ok(v)
       : fail(`${key}: expected one of ${choices.join(', ')}, got ${describe(v)}`);
 
-const integerAtLeast =
-  (min: number): Check =>
+// Every number has a useful range (docs/hostile.md "Numbers"): `max_iterations: 1e308` is a typo,
+// not a setting, and is refused with the range.
+const integerIn =
+  (range: Range): Check =>
   (v, key) =>
-    typeof v === 'number' && Number.isInteger(v) && v >= min ? ok(v) : fail(`${key}: expected an integer >= ${min}, got ${describe(v)}`);
+    typeof v === 'number' && Number.isInteger(v) && v >= range.min && v <= range.max
+      ? ok(v)
+      : fail(`${key}: expected a whole number from ${range.min} to ${range.max}, got ${describe(v)}`);
 
-const positiveNumber: Check = (v, key) =>
-  typeof v === 'number' && Number.isFinite(v) && v > 0 ? ok(v) : fail(`${key}: expected a number > 0 (US dollars), got ${describe(v)}`);
+const dollarsIn =
+  (range: Range): Check =>
+  (v, key) =>
+    typeof v === 'number' && Number.isFinite(v) && v > range.min && v <= range.max
+      ? ok(v)
+      : fail(`${key}: expected an amount in US dollars above ${range.min} and at most ${range.max}, got ${describe(v)}`);
 
-const duration: Check = (v, key) => {
-  const ms = typeof v === 'string' || typeof v === 'number' ? parseDuration(v) : undefined;
-  if (ms === undefined) return fail(`${key}: expected a duration such as 90m, 45s or 1h30m (a bare number is seconds), got ${describe(v)}`);
-  if (ms <= 0) return fail(`${key}: must be longer than 0, got ${describe(v)}`);
-  return ok(ms);
-};
+const durationIn =
+  (range: Range): Check =>
+  (v, key) => {
+    const ms = typeof v === 'string' || typeof v === 'number' ? parseDuration(v) : undefined;
+    if (ms === undefined) return fail(`${key}: expected a duration such as 90m, 45s or 1h30m (a bare number is seconds), got ${describe(v)}`);
+    if (ms < range.min || ms > range.max) {
+      return fail(`${key}: must be from ${formatDuration(range.min)} to ${formatDuration(range.max)}, got ${describe(v)}`);
+    }
+    return ok(ms);
+  };
 
 const boolean: Check = (v, key) => (typeof v === 'boolean' ? ok(v) : fail(`${key}: expected true or false, got ${describe(v)}`));
 
 const id: Check = (v, key) => {
   const checked = nonEmptyString('a non-empty string')(v, key);
-  if (checked.ok && /[/\\]/.test(v as string)) return fail(`${key}: must not contain "/" or "\\" (it names files), got ${describe(v)}`);
-  return checked;
+  if (!checked.ok) return checked;
+  const problem = planIdProblem(v as string);
+  return problem === undefined ? checked : fail(`${key}: ${problem}`);
 };
 
 /** Each element a string; `allowEmpty` for arguments, which may legitimately be "". */
@@ -113,13 +128,14 @@ const KEYS: Record<string, { field: keyof PlanConfig; check: Check }> = {
   command: { field: 'command', check: command },
   stream_format: { field: 'streamFormat', check: oneOf(STREAM_FORMATS) },
   model: { field: 'model', check: nonEmptyString('a model name') },
-  max_iterations: { field: 'maxIterations', check: integerAtLeast(1) },
-  max_bailouts: { field: 'maxBailouts', check: integerAtLeast(0) },
-  max_cost_usd: { field: 'maxCostUsd', check: positiveNumber },
-  max_runtime: { field: 'maxRuntimeMs', check: duration },
-  silence_timeout: { field: 'silenceTimeoutMs', check: duration },
-  max_wait: { field: 'maxWaitMs', check: duration },
-  max_stalls: { field: 'maxStalls', check: integerAtLeast(0) },
+  max_iterations: { field: 'maxIterations', check: integerIn(LIMITS.maxIterations) },
+  max_bailouts: { field: 'maxBailouts', check: integerIn(LIMITS.maxBailouts) },
+  max_cost_usd: { field: 'maxCostUsd', check: dollarsIn(LIMITS.maxCostUsd) },
+  max_runtime: { field: 'maxRuntimeMs', check: durationIn(LIMITS.maxRuntimeMs) },
+  silence_timeout: { field: 'silenceTimeoutMs', check: durationIn(LIMITS.silenceTimeoutMs) },
+  verify_timeout: { field: 'verifyTimeoutMs', check: durationIn(LIMITS.verifyTimeoutMs) },
+  max_wait: { field: 'maxWaitMs', check: durationIn(LIMITS.maxWaitMs) },
+  max_stalls: { field: 'maxStalls', check: integerIn(LIMITS.maxStalls) },
   summary: { field: 'summary', check: nonEmptyString('a file path relative to the plan') },
   require_summary: { field: 'requireSummary', check: boolean },
   verify: { field: 'verify', check: verify },

@@ -19,6 +19,9 @@ export const summarySchema = z.looseObject({
 
 export type Summary = z.infer<typeof summarySchema>;
 
+/** A summary is a short report: past this it is not read into memory. */
+export const MAX_SUMMARY_BYTES = 10 * 1024 * 1024;
+
 export type SummaryCheck = { ok: true; summary: Summary } | { ok: false; reason: string };
 
 type Key = PropertyKey;
@@ -84,6 +87,12 @@ export function checkSummary(value: unknown, planId: string): SummaryCheck {
   const reasons = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, value));
   const plan = (value as Record<string, unknown>).plan;
   if (typeof plan === 'string' && plan !== planId) reasons.unshift(`plan: is ${shown(plan)}, expected ${JSON.stringify(planId)}`);
+  // A summary that reports its own failed check is not a completion (docs/hostile.md "Summary").
+  if (parsed.success) {
+    for (const [i, v] of (parsed.data.verification ?? []).entries()) {
+      if (!v.passed) reasons.push(`verification[${i}]: the check ${shown(v.check)} did not pass (passed: false); fix it, or do not claim completion`);
+    }
+  }
   if (reasons.length > 0 || !parsed.success) return { ok: false, reason: reasons.join('; ') };
   return { ok: true, summary: parsed.data };
 }

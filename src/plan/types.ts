@@ -34,6 +34,7 @@ export interface PlanConfig {
   maxWaitMs?: number;
   /** Iterations in a row without a decision or progress before the run ends no_progress; 0: never. */
   maxStalls?: number;
+  verifyTimeoutMs?: number;
   /** As written: relative to the plan's folder (Plan.summaryPath is the resolved one). */
   summary?: string;
   requireSummary: boolean;

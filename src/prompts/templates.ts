@@ -1,6 +1,7 @@
 // Prompt text lives in template files (top-level prompts/), loaded at run time; `--prompts DIR`
 // overrides any of them by file name.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { packageRoot } from '../util/package-root.js';
@@ -30,7 +31,11 @@ export function loadTemplates(overrideDir?: string): Templates {
   for (const name of TEMPLATE_NAMES) {
     const own = overrideDir ? join(overrideDir, `${name}.md`) : undefined;
     const path = own && existsSync(own) ? own : join(BUILTIN_PROMPTS_DIR, `${name}.md`);
-    out[name] = readFileSync(path, 'utf8');
+    try {
+      out[name] = readRegularFileSync(path, 1024 * 1024).toString('utf8');
+    } catch (error) {
+      throw new UsageError(`--prompts: cannot read ${path}: ${(error as Error).message}`, 'A template is a regular Markdown file of at most 1 MB.');
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { runPaths, runsRoot, type RunPaths } from './paths.js';
+import { isRunId } from './run-id.js';
 
 /** Run directories under .ralph/runs, newest first (run ids sort by time). */
 export function listRuns(cwd: string): RunPaths[] {
@@ -15,7 +16,7 @@ export function listRuns(cwd: string): RunPaths[] {
     .map((name) => runPaths(join(root, name)));
 }
 
-/** `ref` is a run id, "latest", or a path to a run directory. */
+/** `ref` is a run id or "latest"; a run directory elsewhere is named with --run-dir. */
 export function findRun(cwd: string, ref: string | undefined, runDir?: string): RunPaths {
   if (runDir !== undefined) {
     const paths = runPaths(resolve(runDir));
@@ -27,9 +28,13 @@ export function findRun(cwd: string, ref: string | undefined, runDir?: string): 
     if (!latest) throw new UsageError(`no runs in ${runsRoot(cwd)}`, 'Start one with `ralph exec plan.md`.');
     return latest;
   }
+  if (!isRunId(ref)) {
+    throw new UsageError(
+      `"${ref.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')}" is not a run id: a run id is a folder name under ${runsRoot(cwd)} (letters, digits, ".", "_", "-")`,
+      'Use a run id from `ralph status`, "latest", or --run-dir <dir> for a run directory elsewhere.',
+    );
+  }
   const byId = runPaths(join(runsRoot(cwd), ref));
   if (existsSync(byId.dir)) return byId;
-  const byPath = runPaths(resolve(ref));
-  if (existsSync(byPath.status) || existsSync(byPath.result)) return byPath;
   throw new UsageError(`no run "${ref}" in ${runsRoot(cwd)}`, 'Use a run id from .ralph/runs/, or "latest".');
 }

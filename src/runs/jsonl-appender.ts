@@ -5,15 +5,22 @@ import { dirname } from 'node:path';
 
 export class JsonlAppender {
   private fd: number | undefined;
+  /** The first write error (a full disk): lines after it are dropped, and the owner decides. */
+  error: NodeJS.ErrnoException | undefined;
 
-  constructor(private readonly path: string) {}
+  constructor(readonly path: string) {}
 
   append(value: unknown): void {
-    if (this.fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'a');
+    if (this.error) return;
+    try {
+      if (this.fd === undefined) {
+        mkdirSync(dirname(this.path), { recursive: true });
+        this.fd = openSync(this.path, 'a');
+      }
+      writeSync(this.fd, `${JSON.stringify(value)}\n`);
+    } catch (error) {
+      this.error = error as NodeJS.ErrnoException;
     }
-    writeSync(this.fd, `${JSON.stringify(value)}\n`);
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 // state.json: everything --resume needs to carry a run on (counters, snapshots, the executor's
 // process group). STATUS.json stays the small public shape of docs/files.md#statusjson.
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import type { LimitKind, TokenUsage } from '../executors/types.js';
 import type { SignalRecord, StopRecord } from '../loop/types.js';
 import type { Outcome } from '../contract.js';
@@ -41,6 +41,11 @@ export interface RunState {
   outcome: Outcome | null;
   /** The plan's TASK_COMPLETE box was already checked when the run started: stale, never a claim. */
   checkboxAtStart: boolean;
+  /**
+   * sha256 of a summary file that was there when the run started and could not be moved aside:
+   * a summary with this content is not this run's (docs/hostile.md "Summary"). Absent: none.
+   */
+  summaryAtStart?: string;
   /** The limits in force (flags over front matter), for `ralph status`. */
   limits: RunLimits;
   /** A wait for a usage limit in progress (epoch ms), so a resumed run waits for the rest. */
@@ -72,7 +77,7 @@ export function saveState(path: string, state: RunState): void {
 
 export function loadState(path: string): RunState | undefined {
   try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as RunState;
+    const value = JSON.parse(readRegularFileSync(path, 64 * 1024 * 1024).toString('utf8')) as RunState;
     return value && value.version === 1 ? value : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,7 @@
 // What `ralph status` knows about a run, read from its files only: a run is judged the way a
 // watchdog would judge it, without asking the process.
-import { closeSync, existsSync, openSync, readSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import { join } from 'node:path';
 import { STALE_SIGNAL_FILES } from '../contract.js';
 import type { RunResult } from '../loop/types.js';
@@ -32,7 +33,8 @@ export interface RunView {
 
 function readJson<T>(path: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    // An agent can reach the run directory: a FIFO planted there must not hang `ralph status`.
+    return JSON.parse(readRegularFileSync(path, 16 * 1024 * 1024).toString('utf8')) as T;
   } catch {
     return undefined;
   }
@@ -41,15 +43,24 @@ function readJson<T>(path: string): T | undefined {
 /** The `at` of the last whole line of events.jsonl, read from its tail only. */
 export function lastEventAt(path: string): string | null {
   if (!existsSync(path)) return null;
-  const size = statSync(path).size;
-  const take = Math.min(size, 64 * 1024);
-  const buf = Buffer.alloc(take);
-  const fd = openSync(path, 'r');
+  let fd: number;
   try {
-    readSync(fd, buf, 0, take, size - take);
-  } finally {
-    closeSync(fd);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
   }
+  const buf = (() => {
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) return Buffer.alloc(0);
+      const take = Math.min(info.size, 64 * 1024);
+      const b = Buffer.alloc(take);
+      readSync(fd, b, 0, take, info.size - take);
+      return b;
+    } finally {
+      closeSync(fd);
+    }
+  })();
   const lines = buf.toString('utf8').split('\n').filter((l) => l.trim() !== '');
   for (let i = lines.length - 1; i >= 0; i--) {
     try {

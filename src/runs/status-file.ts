@@ -1,5 +1,5 @@
 // STATUS.json (docs/files.md#statusjson), rewritten atomically on every state change.
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../util/read-regular-file.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 
 export interface StatusFile {
@@ -23,7 +23,7 @@ export function writeStatus(path: string, status: Omit<StatusFile, 'updated'>): 
 
 export function readStatus(path: string): StatusFile | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as StatusFile;
+    return JSON.parse(readRegularFileSync(path, 1024 * 1024).toString('utf8')) as StatusFile;
   } catch {
     return undefined;
   }

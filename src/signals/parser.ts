@@ -57,6 +57,8 @@ interface OpenObservation {
   parts: Buffer[];
   bytes: number;
   dropped: number;
+  /** A line inside it was longer than the line bound: its end (maybe the closing tag) was never seen. */
+  cut?: boolean;
   /**
    * While the element lies whole and unbroken in the chunk being read, it is kept as a range of
    * that chunk, [from, to), not copied: most elements open and close within one chunk.
@@ -249,6 +251,8 @@ export class SignalParser {
     const obs = this.observation;
     if (obs) {
       const raw = this.observationText();
+      // Past the size bound the closing tag may have been in what was not kept: say which limit.
+      const tooLong = obs.dropped > 0 || obs.cut === true || Buffer.byteLength(raw) >= this.maxObservation;
       this.observation = undefined;
       this.onEvent({
         type: 'observation',
@@ -256,7 +260,9 @@ export class SignalParser {
         record: {
           valid: false, type: null, severity: null, title: null, detail: null, file: null, action: null,
           raw,
-          error: `the <observation> element was not closed before ${ended}`,
+          error: tooLong
+            ? `the <observation> element exceeded the size limit (${this.maxObservation} bytes, or a line longer than ${this.maxLine}) and was not seen to close before ${ended}`
+            : `the <observation> element was not closed before ${ended}`,
         },
       });
     }
@@ -470,6 +476,7 @@ export class SignalParser {
   }
 
   private observationLine(buf: Buffer, start: number, first: number, end: number, cut: boolean, inChunk: boolean): void {
+    if (cut) this.observation!.cut = true;
     if (this.collectUntilClose(buf, start, end, inChunk)) {
       this.scanForObservation(buf, this.afterClose, end, inChunk);
     } else if (!cut) {

@@ -48,6 +48,13 @@ export function describeEvent(e: RunEvent): string | undefined {
       return `decision: ${e.decision.kind}${'reason' in e.decision && e.decision.reason ? ` (${stripControl(e.decision.reason)})` : ''}`;
     case 'gate':
       return e.accepted ? `accepted: ${stripControl(e.reason)}` : `rejected: ${stripControl(e.reason).split('\n')[0]}`;
+    case 'processes-stopped':
+      return `stopped ${e.processes.length} process(es) the agent left running after iteration ${e.iteration}: ${e.processes
+        .slice(0, 5)
+        .map((p) => `${stripControl(p.command)} (${p.pid})`)
+        .join(', ')}${e.processes.length > 5 ? ', …' : ''}`;
+    case 'transcript-cut':
+      return `iteration ${e.iteration} wrote ${e.totalBytes} bytes: its log keeps the first and last ${Math.floor(e.maxBytes / 2)} (--max-log), ${e.droppedBytes} bytes in between were dropped`;
     case 'iteration-end':
       return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
     case 'run-end':

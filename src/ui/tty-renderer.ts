@@ -6,6 +6,7 @@ import { formatDuration } from '../util/duration.js';
 import { waitLine } from './wait-line.js';
 import { describeEvent } from './describe-event.js';
 import type { Renderer, RendererOptions } from './renderer.js';
+import { displayBudget } from './display-budget.js';
 import { stripControl } from './sanitize.js';
 
 const COLORS = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
@@ -33,8 +34,18 @@ export function ttyRenderer(o: RendererOptions): Renderer {
   const payload = { elapsed: '0s', cost: 'cost ?', tokens: '0', signal: '-', state: 'starting' };
   let iteration = 0;
   let pending = '';
-
-  const log = (text: string) => bars.log(`${text}\n`);
+  const budget = displayBudget(o.stdout);
+  // cli-progress keeps logged lines until its next redraw (5 a second): a flood between two
+  // redraws would pile up there, so a redraw is forced once enough is waiting.
+  let logged = 0;
+  const log = (text: string) => {
+    bars.log(`${text}\n`);
+    logged += text.length;
+    if (logged > 256 * 1024) {
+      logged = 0;
+      bars.update();
+    }
+  };
   const update = () => {
     payload.elapsed = formatDuration(Date.now() - started);
     bar?.update(iteration, payload);
@@ -55,6 +66,9 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           break;
         case 'output': {
           if (o.quiet) return;
+          if (!budget.admit(e.text.length)) return;
+          const dropped = budget.note();
+          if (dropped !== undefined) log(dropped);
           pending += stripControl(e.text);
           const cut = pending.lastIndexOf('\n');
           if (cut !== -1) {
@@ -106,6 +120,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     close() {
       clearInterval(ticker);
       if (pending) log(pending);
+      const dropped = budget.note(true);
+      if (dropped !== undefined) log(dropped);
       update();
       // log() lines wait for the next redraw; stop() alone would drop the last ones.
       bars.update();

@@ -37,7 +37,7 @@ describe('checkSummaryFile', () => {
 
   it('a folder where the summary should be', () => {
     mkdirSync(input.summaryPath, { recursive: true });
-    expect(checkSummaryFile(input)).toMatchObject({ complete: false, reason: expect.stringMatching(/is not a file/) });
+    expect(checkSummaryFile(input)).toMatchObject({ complete: false, reason: expect.stringMatching(/is not a regular file/) });
   });
 
   it('stale: written before the run started (beyond 5 ms of slack)', () => {

@@ -64,7 +64,7 @@ describe('ralph validate', () => {
     expect(ran.code).toBe(64);
     expect(ran.stdout).toBe(`ok  ${VALID}/minimal.md  (minimal, 1 task)\n`);
     expect(ran.stderr.split('\n')).toEqual([
-      `${many}:2: max_iterations: expected an integer >= 1, got 0 (a number)`,
+      `${many}:2: max_iterations: expected a whole number from 1 to 10000, got 0 (a number)`,
       `${many}:3: executor: expected one of anthropic, command, got "gpt"`,
       `${many}:4: verify: expected a list of strings, got 7 (a number)`,
       `${many}:8: <tasks> is never closed; add </tasks> after the last </task>`,

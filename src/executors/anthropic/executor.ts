@@ -275,6 +275,9 @@ export function createAnthropicExecutor(options: AnthropicExecutorOptions): Anth
   return {
     name: 'anthropic',
     run,
+    keptProcesses() {
+      return tools?.shellPids ?? [];
+    },
     async close() {
       conversation = null;
       await tools?.close();

@@ -6,13 +6,15 @@ import { existsSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { DEFAULTS } from '../../contract.js';
 import { UsageError } from '../../errors.js';
+import { heldCredentials } from '../../util/credentials.js';
 import type { StreamFormat } from '../../loop/types.js';
 import { agentEnvironment, type Executor, type ExecutorEvent, type ExecutorRunOptions } from '../types.js';
 import { EchoFilter } from './echo-filter.js';
 import { EventQueue } from './event-queue.js';
 import { decoderFor, newFormatMemory, stopPlan, type FormatMemory } from './formats.js';
 import { JsonEventStream, MAX_JSON_LINE_BYTES } from './json-stream.js';
-import { signalGroup, terminateProcessGroup } from '../process-group.js';
+import { signalGroup } from '../process-group.js';
+import { stopProcesses } from '../process-tree.js';
 import { argsForRun, budgetArgs, canResume } from './resume-args.js';
 import { PlainLimits } from './plain-limits.js';
 import { StderrTail } from './stderr-tail.js';
@@ -118,7 +120,9 @@ async function* runProgram(
   try {
     child = spawn(program, args, {
       cwd: run.cwd,
-      env: agentEnvironment(run),
+      // The user's agent CLI gets the credentials ralph holds (src/util/credentials.ts), but not
+      // what the config file marks as secret (hideEnv).
+      env: agentEnvironment(run, heldCredentials()),
       detached: true,
       stdio: 'pipe',
     });
@@ -173,7 +177,8 @@ async function* runProgram(
   let stopping: Promise<void> | undefined;
   const stopGroup = (): Promise<void> => {
     if (pid === undefined) return Promise.resolve();
-    stopping ??= terminateProcessGroup(pid, killGraceMs);
+    // The group, and descendants that left it (setsid: Codex starts every command that way).
+    stopping ??= stopProcesses({ roots: [pid], groups: [pid] }, killGraceMs).then(() => undefined);
     return stopping;
   };
   // Asked to stop: agents that stop cleanly on SIGINT (and report their cost then) get it first,
@@ -189,7 +194,8 @@ async function* runProgram(
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([exitedPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, gracefulMs)))]);
       clearTimeout(timer);
-      await terminateProcessGroup(pid, killGraceMs);
+      // Then as any stop: the group, and descendants that left it by setsid.
+      await stopProcesses({ roots: [pid], groups: [pid] }, killGraceMs);
     })();
     return stopping;
   };

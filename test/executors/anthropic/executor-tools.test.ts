@@ -8,6 +8,10 @@ import type { ExecutorEvent } from '../../../src/executors/types.js';
 import { FakeMessagesServer, reply } from './fake-messages-server.js';
 import { FAKE_KEY, alive, collect, ofType, scratchDir, textOf } from './helpers.js';
 
+// These tests follow the shell's processes by the pids it prints ($$, $!), which are host pids only
+// outside a PID namespace; the namespaced shell is tested in test/e2e/anthropic-key.test.ts.
+process.env.RALPH_NO_PID_NAMESPACE = '1';
+
 const EDITOR = 'str_replace_based_edit_tool';
 
 let server: FakeMessagesServer;

@@ -322,3 +322,21 @@ describe('command executor: codex-json', () => {
     ]);
   });
 });
+
+describe('command executor: descendants that left the process group (docs/hostile.md)', () => {
+  it('stopping the agent stops a child it started with setsid too', async () => {
+    const controller = new AbortController();
+    const events: ExecutorEvent[] = [];
+    const run = executor(['sh', '-c', `setsid sleep ${MARKER} > /dev/null 2>&1 < /dev/null & echo started; sleep ${MARKER}`]).run(runOptions({ signal: controller.signal }));
+    for await (const e of run) {
+      events.push(e);
+      if (e.type === 'text' && textOf(events, 'stdout').includes('started')) {
+        // The setsid child is in its own session now; give it a moment to exist for sure.
+        await new Promise((r) => setTimeout(r, 200));
+        controller.abort();
+      }
+    }
+    // afterEach checks that no `sleep ${MARKER}` is left, the setsid one included.
+    expect(lastOf(events)?.type).toBe('exit');
+  });
+});

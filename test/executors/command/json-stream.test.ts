@@ -28,7 +28,7 @@ describe('claude-json', () => {
     const events = meaningful(decode(streamFixture('claude-sample.ndjson'), new ClaudeStreamDecoder()));
     expect(events).toEqual([
       { type: 'session', id: '3f1c2a9e-5b7d-4e21-9a0c-8d2f6b1e4c77' },
-      { type: 'text', stream: 'stdout', chunk: "I'll start with Task 1: reading the current greeting module.\n", parseOnly: true },
+      { type: 'text', stream: 'stdout', chunk: "I'll start with Task 1: reading the current greeting module.\n", parseOnly: true, messageStart: true },
       { type: 'tool', name: 'Read', summary: '/home/dev/widgets/src/greeting.ts', phase: 'call' },
       { type: 'tool', name: 'Read', summary: '/home/dev/widgets/src/greeting.ts' },
       { type: 'tool', name: 'Bash', summary: 'npm test -- greeting', phase: 'call' },
@@ -43,6 +43,7 @@ describe('claude-json', () => {
         stream: 'stdout',
         chunk: expect.stringMatching(/^The test expects `hello`[\s\S]*<observation type="assumption"[\s\S]*\n\n###PLAN_COMPLETE###\n$/),
         parseOnly: true,
+        messageStart: true,
       },
       { type: 'usage', tokens: { input: 4252, output: 239, cacheRead: 8020, cacheWrite: 4430 }, costUsd: 0.0412 },
     ]);
@@ -90,7 +91,7 @@ describe('claude-json', () => {
       '{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}\r\n{"type":"result","usage":{},"session_id":"s"}',
     );
     expect(meaningful(decode(data, new ClaudeStreamDecoder()))).toEqual([
-      { type: 'text', stream: 'stdout', chunk: 'hi\n', parseOnly: true },
+      { type: 'text', stream: 'stdout', chunk: 'hi\n', parseOnly: true, messageStart: true },
       { type: 'usage', tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, costUsd: null },
       { type: 'session', id: 's' },
     ]);
@@ -123,7 +124,7 @@ describe('claude-json', () => {
     const events = decode(Buffer.from(big + next), new ClaudeStreamDecoder(), [1000, 1000, 1000], 4096);
     expect(meaningful(events)).toEqual([
       { type: 'warning', message: expect.stringContaining(`dropped a stdout line of ${big.length} bytes`) },
-      { type: 'text', stream: 'stdout', chunk: 'still here\n', parseOnly: true },
+      { type: 'text', stream: 'stdout', chunk: 'still here\n', parseOnly: true, messageStart: true },
     ]);
   });
 
@@ -154,6 +155,7 @@ describe('codex-json', () => {
         stream: 'stdout',
         chunk: 'Updated the greeting and wrote plans/greeting.summary.json.\n\n###PLAN_COMPLETE###\n',
         parseOnly: true,
+        messageStart: true,
       },
       // input_tokens includes the cached part: 24763 − 24448 uncached.
       { type: 'usage', tokens: { input: 315, output: 122, cacheRead: 24448, cacheWrite: 0 }, costUsd: null },

@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
+import { listProcesses, stopProcesses } from '../../process-tree.js';
 import { BoundedOutput, DEFAULT_OUTPUT_LIMIT } from './bounded-output.js';
-import { terminateProcessGroup } from '../../process-group.js';
+import { pidNamespacePrefix } from './pid-namespace.js';
+import { trackGroup, untrackGroup } from './process-group.js';
 
 /** How long to wait for Node to report the exit of a shell whose process group is gone. */
 const EXIT_DELIVERY_MS = 2_000;
-import { trackGroup, untrackGroup } from './process-group.js';
-
 export interface BashSessionOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -117,13 +117,25 @@ export class BashSession {
     }
   }
 
+  /** The shell's own processes: the one spawned and, in a PID namespace, the bash that unshare started. */
+  shellPids(): number[] {
+    const pid = this.child?.pid;
+    if (pid === undefined) return [];
+    if (pidNamespacePrefix() === null) return [pid];
+    return [pid, ...[...listProcesses().values()].filter((p) => p.ppid === pid).map((p) => p.pid)];
+  }
+
   /** The process group id of the running shell, if any (for tests and diagnostics). */
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
   private start(): ChildProcess {
-    const child = spawn('bash', ['--noprofile', '--norc'], {
+    // In its own PID namespace where possible: ralph's /proc/<pid>/environ (which still holds the
+    // key ralph was started with) is then out of the shell's sight.
+    const sandbox = pidNamespacePrefix();
+    const [program, ...args] = [...(sandbox ?? []), 'bash', '--noprofile', '--norc'];
+    const child = spawn(program!, args, {
       cwd: this.options.cwd,
       env: this.options.env,
       detached: true, // its own process group, so the whole tree can be stopped at once
@@ -249,7 +261,7 @@ export class BashSession {
     const pgid = child.pid;
     if (pgid === undefined) return;
     // Children that ignore TERM (or outlive the shell) share its group: all of it goes.
-    await terminateProcessGroup(pgid, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    await stopProcesses({ roots: [pgid], groups: [pgid] }, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     // The group can be gone before Node has delivered the shell's exit; the shell is unref'd, so a
     // timer keeps the event loop alive until it arrives (else ralph would simply end here).
     let timer: NodeJS.Timeout | undefined;

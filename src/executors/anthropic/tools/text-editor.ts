@@ -1,7 +1,9 @@
 // Anthropic's text editor tool (text_editor_20250728, name str_replace_based_edit_tool), run by
 // ralph on files inside the working directory. Every failure is a ToolError whose message is what
 // the model reads: what went wrong and what to do instead.
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, stat } from 'node:fs/promises';
+import { readRegularFile } from '../../../util/read-regular-file.js';
 import { dirname, join, relative } from 'node:path';
 import { boundText } from './bounded-output.js';
 import { PathEscapeError, resolveInside } from './safe-path.js';
@@ -46,7 +48,7 @@ function requireString(value: unknown, name: string, command: string): string {
 async function readText(abs: string, shown: string): Promise<string> {
   let buf: Buffer;
   try {
-    buf = await readFile(abs);
+    buf = await readRegularFile(abs); // a FIFO the agent made must not hang the run
   } catch (e) {
     throw fsError(e, shown);
   }
@@ -179,11 +181,32 @@ async function insert(abs: string, shown: string, input: EditorInput): Promise<s
   return `Text inserted after line ${line} of ${shown}. A snippet of it (cat -n):\n${numbered(lines.slice(from - 1, to), from)}`;
 }
 
+/**
+ * Writes through one descriptor that was checked: not a symlink (O_NOFOLLOW), not a FIFO (opened
+ * without blocking, then fstat), and not a file with a second hard link, which may be a file
+ * outside the working directory under another name (docs/hostile.md "Signal files and links").
+ */
 async function writeText(abs: string, shown: string, text: string): Promise<void> {
+  let handle;
   try {
-    await writeFile(abs, text, 'utf8');
+    handle = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666);
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENXIO') throw new ToolError(`${shown} is a FIFO (named pipe), not a file; the editor only writes regular files`);
     throw fsError(e, shown);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new ToolError(`${shown} is not a regular file; the editor only writes regular files`);
+    if (info.nlink > 1) {
+      throw new ToolError(`${shown} has ${info.nlink} hard links, so it may be a file outside the working directory under another name; the editor does not write to it (copy it to a new file first)`);
+    }
+    await handle.truncate(0);
+    await handle.writeFile(text, 'utf8');
+  } catch (e) {
+    if (e instanceof ToolError) throw e;
+    throw fsError(e, shown);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -4,6 +4,7 @@
 import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Redactor } from '../redact.js';
 import { agentEnvironment } from '../../types.js';
+import { CREDENTIAL_VARS as CREDENTIALS } from '../../../util/credentials.js';
 import { BashSession, DEFAULT_COMMAND_TIMEOUT_MS, type BashResult } from './bash-session.js';
 import { TEXT_EDITOR_NAME, TEXT_EDITOR_TYPE, ToolError, runTextEditor, summarizeEditor, type EditorInput } from './text-editor.js';
 
@@ -14,8 +15,8 @@ export const TOOL_DEFINITIONS: ToolUnion[] = [
   { type: TEXT_EDITOR_TYPE, name: TEXT_EDITOR_NAME },
 ];
 
-/** Names of environment variables that carry Anthropic credentials: never handed to the agent's shell. */
-const CREDENTIAL_VARS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+/** Environment variables that carry Anthropic credentials: never handed to the agent's shell. */
+const CREDENTIAL_VARS: readonly string[] = CREDENTIALS;
 
 export interface ToolRunnerOptions {
   cwd: string;
@@ -84,6 +85,11 @@ export class ToolRunner {
       Object.entries(extra).filter(([k, v]) => !CREDENTIAL_VARS.includes(k) && v !== this.options.apiKey),
     );
     this.bash.updateEnv(safe);
+  }
+
+  /** The persistent shell's own processes (unshare and its bash, or bash), kept across iterations. */
+  get shellPids(): number[] {
+    return this.bash.shellPids();
   }
 
   /** pid of the bash session's process group while one is running. */

@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BashSession, shellQuote } from '../../../../src/executors/anthropic/tools/bash-session.js';
 import { alive, scratchDir } from '../helpers.js';
 
+// These tests follow the shell's processes by the pids it prints ($$, $!), which are host pids only
+// outside a PID namespace; the namespaced shell is tested in test/e2e/anthropic-key.test.ts.
+process.env.RALPH_NO_PID_NAMESPACE = '1';
+
 const sessions: BashSession[] = [];
 let scratch: { dir: string; cleanup: () => Promise<void> } | undefined;
 async function session(extra: { timeoutMs?: number; outputLimit?: number } = {}): Promise<BashSession> {

@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { linkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError, runTextEditor } from '../../../../src/executors/anthropic/tools/text-editor.js';
@@ -50,5 +52,29 @@ describe('text editor edge cases', () => {
     expect(out.length).toBeLessThan(61_000);
     expect(out).toMatch(/output truncated/);
     expect(out).toContain(' 20000\tline of text');
+  });
+});
+
+describe('text editor and files that are not its own (docs/hostile.md)', () => {
+  it('refuses to write a file with a second hard link (it may be a file outside the working directory)', async () => {
+    const other = await scratchDir();
+    const outside = join(other.dir, 'outside.txt');
+    await writeFile(outside, 'precious\n');
+    linkSync(outside, file('inside.txt'));
+    for (const input of [
+      { command: 'create', path: 'inside.txt', file_text: 'overwritten\n' },
+      { command: 'str_replace', path: 'inside.txt', old_str: 'precious', new_str: 'changed' },
+      { command: 'insert', path: 'inside.txt', insert_line: 0, new_str: 'added' },
+    ]) {
+      await expect(runTextEditor(scratch.dir, input as never)).rejects.toThrow(/hard links/);
+    }
+    expect(await readFile(outside, 'utf8')).toBe('precious\n');
+    await other.cleanup();
+  });
+
+  it('a FIFO is neither read nor written, and nothing blocks', async () => {
+    execFileSync('mkfifo', [file('pipe')]);
+    await expect(runTextEditor(scratch.dir, { command: 'view', path: 'pipe' } as never)).rejects.toThrow(/not a regular file/);
+    await expect(runTextEditor(scratch.dir, { command: 'create', path: 'pipe', file_text: 'x' } as never)).rejects.toThrow(/FIFO|not a regular file/);
   });
 });

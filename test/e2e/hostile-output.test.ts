@@ -1,0 +1,97 @@
+// A slow reader behind `ralph exec` (docs/hostile.md "Slow readers"): memory stays bounded, agent
+// output that cannot be shown in time is dropped with a note (the transcript keeps all of it),
+// and no write error ends the run.
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { assertBuilt, makeTempDir, planText, RALPH_BIN, removeTempDirs, ROOT } from './helpers/exec-harness.js';
+
+beforeAll(assertBuilt);
+afterAll(removeTempDirs);
+
+const AGENT = join(ROOT, 'test', 'fixtures', 'longrun', 'gigabyte-agent.mjs');
+const BYTES = 300 * 1024 * 1024;
+
+function rssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+it('300 MB of agent output behind a reader that reads nothing for a while: bounded memory, a note, a complete run', async () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'plan.md'), planText({ id: 'flood' }));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.ANTHROPIC_API_KEY;
+  const child = spawn(process.execPath, [RALPH_BIN, 'exec', 'plan.md', '--max-log', '1GB', '--', process.execPath, AGENT, String(BYTES), 'flood'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The reader: reads nothing until the agent has written everything, then all of it.
+  child.stdout.pause();
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(child.pid!))), 50);
+  const transcript = () => {
+    try {
+      const runs = join(dir, '.ralph', 'runs');
+      return statSync(join(runs, readdirSync(runs)[0]!, 'iterations', '1.log')).size;
+    } catch {
+      return 0;
+    }
+  };
+  const deadline = Date.now() + 90_000;
+  while (transcript() < BYTES * 0.98 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d.length > 4096 ? d.slice(0, 2048) + d.slice(-2048) : d));
+  child.stdout.resume();
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearInterval(sampler);
+  expect(stderr).not.toMatch(/internal error|ENOBUFS/);
+  expect(code, stderr).toBe(0);
+  expect(peak, `peak RSS ${peak.toFixed(0)} MiB`).toBeLessThan(200);
+  expect(stdout).toMatch(/bytes of the agent's output were not shown here because the output was read too slowly/);
+}, 120_000);
+
+// A guard on the goal rather than a reproduction: on this machine a pty read by script(1) took
+// output as fast as ralph wrote it, and memory stayed bounded before the change as well.
+it('on a terminal (a pty through script(1)), 150 MB of agent output keeps memory bounded', async () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'plan.md'), planText({ id: 'flood' }));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'xterm' };
+  delete env.ANTHROPIC_API_KEY;
+  const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const inner = [process.execPath, RALPH_BIN, 'exec', 'plan.md', '--max-log', '1GB', '--', process.execPath, AGENT, String(BYTES / 2), 'flood'].map(sh).join(' ');
+  const child = spawn('script', ['-qfec', inner, '/dev/null'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (tail = (tail + d).slice(-4096)));
+  let peak = 0;
+  const ralphPid = (): number | undefined => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        if (argv[0] === process.execPath && argv[1] === RALPH_BIN && readFileSync(`/proc/${entry}/environ`, 'utf8').includes(dir)) return Number(entry);
+      } catch {
+        // gone
+      }
+    }
+    return undefined;
+  };
+  let pid: number | undefined;
+  const sampler = setInterval(() => {
+    pid ??= ralphPid();
+    if (pid !== undefined) peak = Math.max(peak, rssMiB(pid));
+  }, 50);
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearInterval(sampler);
+  expect(pid, 'ralph was found running').toBeDefined();
+  expect(code, tail).toBe(0);
+  expect(peak, `peak RSS ${peak.toFixed(0)} MiB`).toBeLessThan(200);
+}, 120_000);
