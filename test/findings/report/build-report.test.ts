@@ -181,7 +181,7 @@ describe('input edge cases', () => {
     const record = { valid: true, type: 'stub', severity: 'medium', title: 'A stub', detail: 'Returns a constant.', file: './src/a.ts', action: 'needs-implementation' };
     log.append({ run: 'r1', plan: 'p1', iteration: 2, at: '2026-01-01T00:00:00.000Z', record });
     log.append({ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:01.000Z', record: { ...record, title: 'a STUB!', file: 'src/a.ts' } });
-    log.append({ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:02.000Z', record: { valid: false, raw: '<observation>', error: 'no type' } });
+    log.append({ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:02.000Z', record: { valid: false, type: null, severity: null, title: null, detail: null, file: null, action: null, raw: '<observation>', error: 'no type' } });
     log.close();
     const report = await buildReport({ runsDir: dir });
     expect(report.findings).toEqual([
