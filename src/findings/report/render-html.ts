@@ -2,7 +2,8 @@
 // entities everywhere, and the findings as data in an escaped JSON block, from which the page's
 // own script builds the table (see html-assets.ts).
 import { SEVERITIES, type Severity } from '../../contract.js';
-import { escapeHtml as h, jsonForScript, safeHttpsUrl, scriptSafe, stripControls } from './escape.js';
+import { prLabel, strictUrl } from '../../util/markdown-escape.js';
+import { escapeHtml as h, jsonForScript, scriptSafe, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
 import { FINDINGS_PER_CHUNK } from './render-json.js';
@@ -83,8 +84,8 @@ export function* htmlChunks(report: Report): Generator<string> {
   parts.push('<table id="runs-table">\n<thead><tr><th>run</th><th>plan</th><th>outcome</th><th class="num">exit</th><th class="num">iterations</th><th class="num">cost</th><th class="num">findings</th><th>PR</th><th>reason</th></tr></thead>\n<tbody>\n');
   for (const r of report.runs) {
     // Checked again here: a Report can come from anywhere, and a link must never be javascript:.
-    const url = safeHttpsUrl(r.prUrl);
-    const pr = url !== null ? `<a href="${h(url)}" rel="noopener noreferrer" target="_blank">PR</a>` : '&mdash;';
+    const url = strictUrl(r.prUrl);
+    const pr = url !== null ? `<a href="${h(url.href)}" rel="noopener noreferrer" target="_blank">${h(prLabel(url))}</a>` : '&mdash;';
     parts.push(
       `<tr><td title="${t(r.dir)}">${t(r.run)}</td><td>${(r.plan === null ? '&mdash;' : t(r.plan))}</td><td>${t(runOutcome(r))}</td><td class="num">${r.exitCode ?? '&mdash;'}</td>`,
       `<td class="num">${r.iterations ?? '&mdash;'}</td><td class="num">${r.costUsd === null ? '&mdash;' : h(formatCost(r.costUsd))}</td><td class="num">${r.findings}</td><td>${pr}</td><td>${t(r.reason ?? '')}</td></tr>\n`,

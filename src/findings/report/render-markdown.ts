@@ -7,6 +7,7 @@
 // first (findings by severity, then how often seen; runs that did not complete) until their share
 // of the budget is used, and then say how many more there are and where to see them all.
 import { SEVERITIES } from '../../contract.js';
+import { markdownPrLink } from '../../util/markdown-escape.js';
 import { escapeMarkdown as md, markdownFence, truncate } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import type { FindingGroup, Report, RunSummary } from './types.js';
@@ -224,6 +225,7 @@ function runsSection(report: Report, budget: number): string[] {
 }
 
 function runRow(r: RunSummary): string {
-  const pr = r.prUrl !== null ? `[PR](${r.prUrl.replace(/[()<>\s]/g, encodeURIComponent)})` : '-';
+  // Only a strict URL is a link; anything else (a Report can come from anywhere) is none.
+  const pr = markdownPrLink(r.prUrl) ?? '-';
   return `| ${md(truncate(r.run, 100))} | ${md(truncate(r.plan ?? '-', 100))} | ${md(runOutcome(r))} | ${r.exitCode ?? '-'} | ${r.iterations ?? '-'} | ${formatCost(r.costUsd)} | ${r.findings} | ${pr} | ${md(truncate(r.reason ?? '', 200))} |`;
 }
