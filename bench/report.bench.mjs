@@ -130,6 +130,6 @@ for (const f of formats) {
   const wall = median(rep[f].map((x) => x.ms));
   const cpu = median(rep[f].map((x) => x.cpu));
   console.log(
-    `RESULT report-${f}: ratio=${(wall / bWall).toFixed(2)}x (goal <= ${GOAL}x) cpu-ratio=${(cpu / bCpu).toFixed(2)}x report=${wall.toFixed(0)}ms baseline=${bWall.toFixed(0)}ms findings=${RUNS * PER_RUN} runs=${RUNS}`,
+    `RESULT report-${f}: ratio=${(wall / bWall).toFixed(2)}x (goal <= ${GOAL}x: ${wall / bWall <= GOAL ? 'met' : 'NOT met'}) cpu-ratio=${(cpu / bCpu).toFixed(2)}x report=${wall.toFixed(0)}ms baseline=${bWall.toFixed(0)}ms findings=${RUNS * PER_RUN} runs=${RUNS}`,
   );
 }

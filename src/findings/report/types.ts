@@ -67,7 +67,7 @@ export interface RunSummary {
   iterations: number | null;
   bailouts: number | null;
   costUsd: number | null;
-  /** Only https URLs survive; anything else is dropped. */
+  /** Only a strict https URL survives (util/markdown-escape.ts strictUrl); anything else is null. */
   prUrl: string | null;
   startedAt: string | null;
   endedAt: string | null;
