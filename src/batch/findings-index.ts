@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OBSERVATION_TYPES, RUN_FILES, SEVERITIES, type ObservationType, type Severity } from '../contract.js';
 import { createIdCounter, PRIORITY_OF, type Priority } from './finding-codes.js';
-import { oneLine } from './one-line.js';
+import { markdownLine } from './one-line.js';
 import type { AttemptOutcome, Verdict } from './types.js';
 
 export const FINDINGS_HEADING = '### Findings Index';
@@ -65,7 +65,7 @@ export function indexFindings(findings: Finding[]): IndexedFinding[] {
 }
 
 export function formatFindingLine(f: IndexedFinding): string {
-  return `- ${f.priority} | ${f.id} | "${f.type}" | ${oneLine(f.title)}`;
+  return `- ${f.priority} | ${f.id} | "${f.type}" | ${markdownLine(f.title)}`;
 }
 
 /** any P0 → risky; else any P1 or an outcome other than complete → needs-changes; else safe. */

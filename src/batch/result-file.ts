@@ -4,7 +4,8 @@
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
 import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, type IndexedFinding } from './findings-index.js';
-import { oneLine } from './one-line.js';
+import { markdownFence, strictUrl } from '../util/markdown-escape.js';
+import { markdownLine, oneLine } from './one-line.js';
 import type { AttemptOutcome, PlanRow, Verdict } from './types.js';
 
 export const RESULT_HEADING = '## Result';
@@ -70,27 +71,27 @@ export function progressLine(e: RunEvent, at: Date): string | null {
     case 'iteration-start':
       return `- ${t} iteration ${e.iteration} started (${e.fresh ? 'fresh context' : 'same context'}, ${e.prompt} prompt)`;
     case 'signal':
-      return `- ${t} iteration ${e.iteration}: signal ${oneLine(e.name, 40)}${e.args.length ? ` (${oneLine(e.args.join(', '))})` : ''} from ${oneLine(e.source, 60)}`;
+      return `- ${t} iteration ${e.iteration}: signal ${markdownLine(e.name, 40)}${e.args.length ? ` (${markdownLine(e.args.join(', '))})` : ''} from ${markdownLine(e.source, 60)}`;
     case 'gate':
-      return `- ${t} iteration ${e.iteration}: completion ${e.accepted ? 'accepted' : 'rejected'}: ${oneLine(e.reason)}`;
+      return `- ${t} iteration ${e.iteration}: completion ${e.accepted ? 'accepted' : 'rejected'}: ${markdownLine(e.reason)}`;
     case 'silence':
       return `- ${t} iteration ${e.iteration}: silent for ${Math.round(e.silentMs / 1000)}s`;
     case 'iteration-end':
-      return `- ${t} iteration ${e.iteration} ended (exit ${e.exitCode ?? 'none'}, decision ${oneLine(String(e.decision), 40)}, ${(e.durationMs / 1000).toFixed(1)}s)`;
+      return `- ${t} iteration ${e.iteration} ended (exit ${e.exitCode ?? 'none'}, decision ${markdownLine(String(e.decision), 40)}, ${(e.durationMs / 1000).toFixed(1)}s)`;
     case 'warning':
-      return `- ${t} warning: ${oneLine(e.message)}`;
+      return `- ${t} warning: ${markdownLine(e.message)}`;
     case 'run-end':
-      return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+      return `- ${t} run ended ${e.outcome}: ${markdownLine(e.reason)}`;
     case 'near_miss':
-      return `- ${t} iteration ${e.iteration}: not a signal at line ${e.line}: ${oneLine(e.text, 120)}`;
+      return `- ${t} iteration ${e.iteration}: not a signal at line ${e.line}: ${markdownLine(e.text, 120)}`;
     case 'wait_start':
       return `- ${t} iteration ${e.iteration}: waiting for the ${e.kind} limit until ${e.until}`;
     case 'wait_end':
       return `- ${t} iteration ${e.iteration}: wait ended (${e.end}) after ${Math.round(e.waitedMs / 1000)}s`;
     case 'stop':
-      return `- ${t} iteration ${e.iteration}: agent stopped (${e.cause}): ${oneLine(e.detail)}`;
+      return `- ${t} iteration ${e.iteration}: agent stopped (${e.cause}): ${markdownLine(e.detail)}`;
     case 'agent':
-      return `- ${t} agent: ${oneLine(e.command.join(' '))} (stream format ${e.streamFormat})`;
+      return `- ${t} agent: ${markdownLine(e.command.join(' '))} (stream format ${e.streamFormat})`;
     case 'transcript-cut':
       return `- ${t} iteration ${e.iteration}: log cut at --max-log, ${e.droppedBytes} of ${e.totalBytes} bytes dropped`;
     case 'processes-stopped':
@@ -132,18 +133,24 @@ export interface ResultFacts {
   endedAt: string;
 }
 
+/** A strict URL as it is (GitHub links it); anything else as inert text, cut to 300 characters. */
+function prUrlText(prUrl: string | null): string {
+  if (!prUrl) return NONE;
+  return strictUrl(prUrl)?.href ?? markdownLine(prUrl.slice(0, 1_000), 300);
+}
+
 function resultLines(f: ResultFacts): string[] {
   const k = RESULT_KEYS;
   const lines = [
     RESULT_HEADING,
     '',
     `- ${k.outcome}: ${f.outcome}`,
-    `- ${k.reason}: ${oneLine(f.reason, 500) || NONE}`,
+    `- ${k.reason}: ${markdownLine(f.reason, 500) || NONE}`,
     `- ${k.exitCode}: ${f.exitCode ?? UNKNOWN}`,
     `- ${k.attempts}: ${f.attempts}`,
     `- ${k.iterations}: ${f.iterations ?? UNKNOWN}`,
     `- ${k.cost}: ${formatCost(f.costUsd)}`,
-    `- ${k.prUrl}: ${f.prUrl ? oneLine(f.prUrl, 300) : NONE}`,
+    `- ${k.prUrl}: ${prUrlText(f.prUrl)}`,
     `- ${k.branch}: ${f.branch ?? NONE}`,
     `- ${k.worktree}: ${f.worktree ?? NONE}`,
     `- ${k.runDir}: ${f.runDir}`,
@@ -157,7 +164,7 @@ function resultLines(f: ResultFacts): string[] {
 export function renderResult(f: ResultFacts, findings: IndexedFinding[], verdict: Verdict, summary: unknown): string {
   const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, ''];
   if (summary !== undefined) {
-    lines.push(SUMMARY_HEADING, '', '```json', JSON.stringify(summary, null, 2), '```', '');
+    lines.push(SUMMARY_HEADING, '', markdownFence(JSON.stringify(summary, null, 2), 'json'), '');
   }
   lines.push(FLUX_DRIVE_SENTINEL, '');
   return lines.join('\n');
@@ -171,7 +178,7 @@ export function renderErrorStub(plan: string, f: ResultFacts): string {
     ...resultLines(f),
     FINDINGS_HEADING,
     `${VERDICT_PREFIX}error`,
-    `${ERROR_PREFIX}${f.outcome}: ${oneLine(f.reason, 500) || NONE}`,
+    `${ERROR_PREFIX}${f.outcome}: ${markdownLine(f.reason, 500) || NONE}`,
     '',
     FLUX_DRIVE_SENTINEL,
     '',

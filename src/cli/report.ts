@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import type { Chunk, ReportFormat } from '../findings/report/index.js';
+import type { ReportFormat } from '../findings/report/index.js';
 
 export interface ReportFlags {
   runs?: string;
@@ -79,24 +79,20 @@ export async function reportCommand(flags: ReportFlags, ctx: CliContext): Promis
  * process.stdout copies each piece into a Buffer of its own first, which for a 33 MB report cost
  * as much as serialising it. Terminals and pipes keep process.stdout (a pipe may be non-blocking).
  */
-function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<Chunk>): void {
+function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<string>): void {
   const fd = out === process.stdout ? fileDescriptorOfStdout() : undefined;
   for (const chunk of chunks) {
     if (fd === undefined) {
-      // A stream keeps what it is given until it is written: bytes are a view to be reused.
-      out.write(typeof chunk === 'string' ? chunk : Buffer.from(chunk));
-    } else if (typeof chunk !== 'string') {
-      writeAll(fd, chunk);
+      out.write(chunk);
     } else {
       // Text goes without a Buffer of its own unless the system took only part of it.
       const written = writeSync(fd, chunk);
-      if (written < Buffer.byteLength(chunk)) writeAll(fd, Buffer.from(chunk).subarray(written));
+      if (written < Buffer.byteLength(chunk)) {
+        const bytes = Buffer.from(chunk);
+        for (let at = written; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      }
     }
   }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }
 
 function fileDescriptorOfStdout(): number | undefined {

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { FLUX_DRIVE_SENTINEL, OBSERVATION_TYPES } from '../../src/contract.js';
 import { createIdCounter, PRIORITY_OF, TYPE_CODES } from '../../src/batch/finding-codes.js';
 import { formatFindingLine, indexFindings, parseFindings, verdictOf } from '../../src/batch/findings-index.js';
-import { endsWithSentinel, parseResultFile, renderErrorStub, renderHeader, renderResult, type ResultFacts } from '../../src/batch/result-file.js';
+import { endsWithSentinel, parseResultFile, progressLine, renderErrorStub, renderHeader, renderResult, type ResultFacts } from '../../src/batch/result-file.js';
 import { finding } from './fake-runner.js';
+import { HOSTILE_PR_URL, HOSTILE_TEXT, inspectGfm } from '../util/gfm.js';
 
 const LINE = /^- P[0-3] \| [A-Z]{2,3}\d{3} \| "[a-z-]+" \| [^|\n]*$/;
 
@@ -103,11 +104,46 @@ describe('result files', () => {
     const text = renderErrorStub('a', { ...facts, outcome: 'exhausted', reason: 'max iterations (20) reached', costUsd: null });
     const lines = text.trimEnd().split('\n');
     const fi = lines.indexOf('### Findings Index');
-    expect(lines.slice(fi)).toEqual(['### Findings Index', 'Verdict: error', 'Error: exhausted: max iterations (20) reached', '', FLUX_DRIVE_SENTINEL]);
+    // The reason is Markdown-escaped text: rendered, it reads "max iterations (20) reached".
+    expect(lines.slice(fi)).toEqual(['### Findings Index', 'Verdict: error', 'Error: exhausted: max iterations \\(20\\) reached', '', FLUX_DRIVE_SENTINEL]);
     const row = parseResultFile('a', 'a.md', text);
     expect(row.verdict).toBe('error');
     expect(row.outcome).toBe('exhausted');
     expect(row.costUsd).toBeNull();
+  });
+
+  it('embeds agent text inert once rendered as GitHub Markdown: no image, link, HTML or mention', () => {
+    const at = new Date('2026-01-01T00:00:00.000Z');
+    const findings = indexFindings(parseFindings([HOSTILE_TEXT, '<img src=x onerror=alert(1)> @everyone'].map((t) => JSON.stringify(finding('bug', 'high', t))).join('\n')));
+    const text =
+      renderHeader({ plan: 'a', planPath: '/p/a.md', attempt: 1, startedAt: 'x', runDir: 'runs/a', branch: null, worktree: null }) +
+      [
+        progressLine({ type: 'warning', message: HOSTILE_TEXT }, at),
+        progressLine({ type: 'gate', iteration: 1, accepted: false, reason: HOSTILE_TEXT }, at),
+        progressLine({ type: 'signal', iteration: 1, name: 'BLOCKED', args: [HOSTILE_TEXT], source: HOSTILE_TEXT }, at),
+      ].join('\n') +
+      renderResult({ ...facts, reason: HOSTILE_TEXT, prUrl: HOSTILE_PR_URL }, findings, 'needs-changes', { note: '```\n<img src=x onerror=alert(4)>\n```' });
+    const got = inspectGfm(text);
+    expect(got.images).toBe(0);
+    expect(got.hrefs).toEqual([]);
+    // The only HTML is the sentinel comment ralph writes.
+    expect(got.rawTags).toEqual([]);
+    expect(got.html.match(/<!--/g)).toHaveLength(1);
+    expect(got.text).not.toMatch(/@everyone|@evil/);
+    // The summary stays one code block whatever its strings hold.
+    expect(got.html.match(/<pre>/g)).toHaveLength(1);
+    // Still the flux-drive format, and it reads back.
+    expect(text.split('\n').filter((l) => l.startsWith('- P1 | '))).toHaveLength(2);
+    for (const line of text.split('\n').filter((l) => l.startsWith('- P1 | '))) expect(line).toMatch(LINE);
+    expect(parseResultFile('a', 'a.md', text)).toMatchObject({ outcome: 'complete', verdict: 'needs-changes' });
+  });
+
+  it('writes a strict PR URL as it is (a link once rendered), and caps anything else', () => {
+    const strict = renderResult(facts, [], 'safe', undefined);
+    expect(strict).toContain('- PR URL: https://github.com/o/r/pull/7\n');
+    expect(inspectGfm(strict).hrefs).toEqual(['https://github.com/o/r/pull/7']);
+    const huge = renderResult({ ...facts, prUrl: `https://github.com/${'x'.repeat(10_000_000)}` }, [], 'safe', undefined);
+    expect(huge.length).toBeLessThan(2_000);
   });
 
   it('flags a result without the sentinel', () => {

@@ -1,17 +1,15 @@
 // Reads every run below a folder and folds it into a Report: the one data structure all three
-// formats render.
-import { readFileSync, statSync } from 'node:fs';
+// formats render. Each findings log is read line by line, each line JSON.parsed and checked
+// (record.ts), each finding grouped (group.ts). See docs/report.md.
 import { basename } from 'node:path';
-import { ACTIONS, OBSERVATION_TYPES, RUN_FILES, SEVERITIES } from '../../contract.js';
+import { RUN_FILES } from '../../contract.js';
 import type { Problem } from '../../errors.js';
 import { discoverRuns } from './discover.js';
-import { withFindingSource } from './finding-source.js';
 import { compileFilters, type CompiledFilters } from './filters.js';
 import { FindingGrouper } from './group.js';
-import { DEFAULT_MAX_LINE_CHARS, forEachLine, forEachLineIn, type LineHandlers } from './line-reader.js';
+import { DEFAULT_MAX_LINE_CHARS, forEachLine } from './line-reader.js';
 import { readRunResult } from './read-run.js';
-import { isPlainFinding, parseFindingLine, parseFindingValue, type ParsedLine } from './record.js';
-import { ARENA_BASE, createRecordScanner, FIELD, INPUT_CAPACITY, scanLog, type ScannedLine } from './record-scan.js';
+import { parseFindingLine } from './record.js';
 import {
   MAX_LISTED_BROKEN,
   MAX_LISTED_INVALID,
@@ -22,11 +20,6 @@ import {
   type RunSummary,
 } from './types.js';
 
-/** Logs up to this size are read whole; larger ones are streamed line by line. */
-export const READ_WHOLE_MAX_BYTES = INPUT_CAPACITY;
-/** Few lines ralph writes are shorter: logs of N bytes hold about N / this findings at most. */
-const SHORT_LINE_BYTES = 300;
-
 export interface BuildReportOptions {
   /** The folder to search (CLI default: .ralph in the current directory). */
   runsDir: string;
@@ -34,8 +27,6 @@ export interface BuildReportOptions {
   /** Injected clock for generatedAt. */
   now?: Date;
   maxLineChars?: number;
-  /** Read ralph's own lines without JSON.parse (record-scan.ts); off only to compare the two. */
-  scan?: boolean;
 }
 
 export async function buildReport(options: BuildReportOptions): Promise<Report> {
@@ -43,27 +34,20 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
   const compiled = compileFilters(filters);
   const problems: Problem[] = [];
   const locations = await discoverRuns(options.runsDir, problems);
-
-  const scanner = options.scan === false ? undefined : createRecordScanner();
-  // The findings' text goes to the scanner's memory, above the log being read.
-  const grouper = scanner !== undefined ? new FindingGrouper(scanner.memory, ARENA_BASE) : new FindingGrouper();
   const maxLineChars = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
+  const grouper = new FindingGrouper();
   const invalid: InvalidObservation[] = [];
   const broken: BrokenLine[] = [];
   let invalidCount = 0;
   let brokenCount = 0;
   const runs: RunSummary[] = [];
 
-  // Room for the groups the logs may hold, from their size (a line ralph writes is seldom under
-  // 300 bytes): the grouper's arrays then need not grow, and be copied, as the logs are read.
-  const sizes = locations.map((loc) => (loc.findings === undefined ? 0 : sizeOf(loc.findings)));
-  grouper.reserve(sizes.reduce((sum, n) => sum + Math.max(0, n), 0) / SHORT_LINE_BYTES);
-
-  for (const [index, loc] of locations.entries()) {
+  for (const loc of locations) {
     const fallbackRun = loc.rel === '.' ? basename(options.runsDir) : basename(loc.dir);
     const read = loc.result !== undefined ? readRunResult(loc.result, inRun(loc.rel, RUN_FILES.result)) : null;
     if (read?.ok === false) problems.push(read.problem);
     const result = read?.ok ? read.result : null;
+    // The run's name and plan, when it has no result.json: its first record's.
     let firstRun: string | null = null;
     let firstPlan: string | null = null;
     let findings = 0;
@@ -74,12 +58,12 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
         brokenCount += 1;
         if (broken.length < MAX_LISTED_BROKEN) broken.push({ file, line, reason });
       };
-      // The run's name and plan, when it has no result.json: the first record's.
       const nameRun = (run: string, plan: string): void => {
         firstRun ??= run;
         if (firstPlan === null && plan !== '') firstPlan = plan;
       };
-      const take = (parsed: ParsedLine, n: number): void => {
+      const line = (text: string, n: number): void => {
+        const parsed = parseFindingLine(text, fallbackRun);
         switch (parsed.kind) {
           case 'blank':
             return;
@@ -108,41 +92,11 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
           }
         }
       };
-      const handlers: LineHandlers = {
-        line: (text, n) => take(parseFindingLine(text, fallbackRun), n),
-        tooLong(n, chars) {
-          noteBroken(n, `line of ${chars} characters is longer than the ${maxLineChars}-character limit`);
-        },
+      const tooLong = (n: number, chars: number): void => {
+        noteBroken(n, `line of ${chars} characters is longer than the ${maxLineChars}-character limit`);
       };
       try {
-        // A typical log (~100 KB) is read in one synchronous call: a chain of async reads per file
-        // cost more than parsing it. Big logs are streamed so memory stays bounded. Read whole,
-        // a log goes into the scanner's memory (reused from log to log) as bytes; without
-        // WebAssembly it is read as text in one step.
-        const size = sizes[index]! >= 0 ? sizes[index]! : statSync(loc.findings).size;
-        if (size > READ_WHOLE_MAX_BYTES) {
-          await forEachLine(loc.findings, handlers, maxLineChars);
-        } else if (scanner !== undefined) {
-          // The time of the line being read (scanLog hands over scanner.line), decoded only when
-          // --since asks for it.
-          const lineAt = (): string => {
-            const { bytes, offsets } = scanner.line;
-            return bytes.toString('utf8', offsets[FIELD.at], offsets[FIELD.at + 1]);
-          };
-          const scanned = (line: ScannedLine, n: number): void => {
-            if (!isPlainFinding(line)) {
-              take(parseFindingValue(scanner.values(), fallbackRun, line.plain), n);
-              return;
-            }
-            nameRun(line.run, line.plan);
-            if (!compiled.fields(SEVERITIES[line.rank]!, OBSERVATION_TYPES[line.typeId]!, ACTIONS[line.actionId]!, line.plan, lineAt)) return;
-            findings += 1;
-            grouper.addScanned(line);
-          };
-          scanLog(scanner, loc.findings, size, handlers, maxLineChars, scanned);
-        } else {
-          forEachLineIn(readFileSync(loc.findings, 'utf8'), handlers, maxLineChars);
-        }
+        forEachLine(loc.findings, { line, tooLong }, maxLineChars);
       } catch (error) {
         problems.push({ file, message: `cannot read findings log: ${(error as Error).message}` });
       }
@@ -166,8 +120,8 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     if (keepRun(run, compiled)) runs.push(run);
   }
 
-  const source = grouper.source();
-  return withFindingSource({
+  const groups = grouper.groups();
+  return {
     version: 1,
     generatedAt: (options.now ?? new Date()).toISOString(),
     runsDir: options.runsDir,
@@ -175,27 +129,19 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
     summary: {
       runs: runs.length,
       occurrences: grouper.occurrences,
-      distinct: source.length,
+      distinct: groups.length,
       invalid: invalidCount,
       brokenLines: brokenCount,
       bySeverity: grouper.severityCounts(),
       outcomes: countOutcomes(runs),
       costUsd: runs.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
     },
+    findings: groups,
     invalid,
     brokenLines: broken,
     runs,
     problems,
-  }, source);
-}
-
-/** A file's size, or -1 when it cannot be read (the reading then says why). */
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return -1;
-  }
+  };
 }
 
 /** A run's file as shown to the user: relative to the runs folder, `/`-separated. */

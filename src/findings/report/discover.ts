@@ -3,7 +3,7 @@
 // result.json counts as a run, however deep.
 import { readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { RUN_FILES } from '../../contract.js';
 import { UsageError, type Problem } from '../../errors.js';
 
@@ -63,9 +63,4 @@ export async function discoverRuns(root: string, problems: Problem[] = []): Prom
     if (here.findings !== undefined || here.result !== undefined) found.push(here);
   }
   return found.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-}
-
-export function toRel(root: string, path: string): string {
-  const rel = relative(root, path);
-  return rel === '' ? '.' : rel.split(sep).join('/');
 }

@@ -51,7 +51,7 @@ function list(values: string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
-/** 0 for critical … 4 for info. A switch: it runs per record, and beats a keyed lookup. */
+/** 0 for critical … 4 for info. */
 export function severityRank(s: Severity): number {
   switch (s) {
     case 'critical':
@@ -73,8 +73,6 @@ export function severityRank(s: Severity): number {
 
 export interface CompiledFilters {
   finding(record: FindingRecord): boolean;
-  /** finding() of a record with these fields (`at` is read only with --since). */
-  fields(severity: Severity, type: ObservationType, action: Action, plan: string, at: () => string): boolean;
   /** Invalid observations have no trustworthy type/severity/action: only plan and time apply. */
   planAndTime(plan: string, at: string): boolean;
   plan(plan: string | null): boolean;
@@ -90,17 +88,15 @@ export function compileFilters(f: ReportFilters): CompiledFilters {
   // A record whose time cannot be read cannot be shown to be recent, so --since leaves it out.
   const recent = (at: string): boolean => sinceMs === null || Date.parse(at) >= sinceMs;
   const plan = (p: string | null): boolean => plans === null || (p !== null && plans.has(p));
-  const fields: CompiledFilters['fields'] = (severity, type, action, p, at) =>
-    severityRank(severity) <= maxRank &&
-    (types === null || types.has(type)) &&
-    (actions === null || actions.has(action)) &&
-    plan(p) &&
-    (sinceMs === null || recent(at()));
   return {
     sinceMs,
     plan,
     planAndTime: (p, at) => plan(p) && recent(at),
-    finding: (r) => fields(r.severity, r.type, r.action, r.plan, () => r.at),
-    fields,
+    finding: (r) =>
+      severityRank(r.severity) <= maxRank &&
+      (types === null || types.has(r.type)) &&
+      (actions === null || actions.has(r.action)) &&
+      plan(r.plan) &&
+      recent(r.at),
   };
 }

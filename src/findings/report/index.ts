@@ -3,7 +3,6 @@ export { buildReport, type BuildReportOptions } from './build-report.js';
 export { parseFilters, parseSince, type RawFilterOptions } from './filters.js';
 export { normaliseTitle, groupKey } from './group-key.js';
 export { renderReport, renderReportChunks } from './render.js';
-export type { Chunk } from './byte-output.js';
 export { renderMarkdown } from './render-markdown.js';
 export { renderHtml } from './render-html.js';
 export { renderJson } from './render-json.js';

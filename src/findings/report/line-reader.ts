@@ -1,104 +1,76 @@
-// Streams a file line by line with bounded memory: a findings log can be a gigabyte, and one
-// runaway line must not be held whole either. Chunks are decoded once (StringDecoder keeps
-// characters split across chunks intact) and lines are sliced out of the decoded text, which is
-// far cheaper than a Buffer view per line.
-import { createReadStream } from 'node:fs';
+// Reads a file line by line in chunks, with bounded memory: a findings log can be a gigabyte, and
+// one runaway line must not be held whole either. See docs/report.md.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 /** Longest line kept, in characters (UTF-16 code units). */
 export const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
+const CHUNK_BYTES = 1 << 20;
 
 export interface LineHandlers {
+  /** A line without its line end (LF or CRLF); a byte order mark before the first one dropped. */
   line(text: string, lineNumber: number): void;
   /** A line longer than the limit: its characters were counted and dropped. */
   tooLong(lineNumber: number, chars: number): void;
 }
 
-export interface LineSplitter {
-  feed(text: string): void;
-  end(): void;
+/**
+ * Calls the handlers for every line of the file. Synchronous: nothing else runs while a report
+ * is built, and a chain of async reads per log cost more than parsing it.
+ */
+export function forEachLine(path: string, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    // Keeps a character split across two chunks whole.
+    const decoder = new StringDecoder('utf8');
+    const lines = lineSplitter(handlers, maxLineChars);
+    for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) lines.feed(decoder.write(buffer.subarray(0, n)));
+    lines.feed(decoder.end());
+    lines.end();
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** Splits decoded text, fed in any pieces, into lines; LF or CRLF, a leading BOM dropped. */
-export function createLineSplitter(handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): LineSplitter {
-  // The start of a line that spans pieces.
+/** Splits text, fed in any pieces, into lines. */
+function lineSplitter(handlers: LineHandlers, maxLineChars: number): { feed(text: string): void; end(): void } {
+  // The start of a line that spans pieces; once it is over the limit, only its length.
   let carry = '';
-  let dropping = false;
-  let dropped = 0;
+  let dropped = -1;
   let lineNumber = 0;
 
   const finish = (last: string): void => {
     lineNumber += 1;
-    if (dropping || carry.length + last.length > maxLineChars) {
-      handlers.tooLong(lineNumber, dropped + carry.length + last.length);
-      dropping = false;
-      dropped = 0;
-      carry = '';
-      return;
+    const chars = dropped >= 0 ? dropped + last.length : carry.length + last.length;
+    if (chars > maxLineChars) handlers.tooLong(lineNumber, chars);
+    else {
+      let text = carry === '' ? last : carry + last;
+      if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+      if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      handlers.line(text, lineNumber);
     }
-    const text = carry === '' ? last : carry + last;
     carry = '';
-    deliverLine(text, lineNumber, handlers, maxLineChars);
-  };
-
-  const hold = (piece: string): void => {
-    if (dropping) {
-      dropped += piece.length;
-    } else if (carry.length + piece.length > maxLineChars) {
-      dropping = true;
-      dropped = carry.length + piece.length;
-      carry = '';
-    } else {
-      carry += piece;
-    }
+    dropped = -1;
   };
 
   return {
     feed(text) {
       let start = 0;
-      for (;;) {
-        const nl = text.indexOf('\n', start);
-        if (nl === -1) {
-          if (start < text.length) hold(text.slice(start));
-          return;
-        }
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
         finish(text.slice(start, nl));
         start = nl + 1;
       }
+      const rest = text.length - start;
+      if (rest === 0) return;
+      if (dropped >= 0) dropped += rest;
+      else if (carry.length + rest > maxLineChars) {
+        dropped = carry.length + rest;
+        carry = '';
+      } else carry += text.slice(start);
     },
     end() {
-      if (dropping || carry !== '') finish('');
+      if (dropped >= 0 || carry !== '') finish('');
     },
   };
-}
-
-/**
- * One whole line, its '\n' already cut off: counted as too long, or given to the handler without
- * a trailing CR (and, on the first line, without a byte order mark).
- */
-export function deliverLine(line: string, lineNumber: number, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
-  if (line.length > maxLineChars) {
-    handlers.tooLong(lineNumber, line.length);
-    return;
-  }
-  let text = line;
-  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
-  if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  handlers.line(text, lineNumber);
-}
-
-/** Streams the file: memory stays bounded by the read size and the line limit. */
-export async function forEachLine(path: string, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): Promise<void> {
-  const decoder = new StringDecoder('utf8');
-  const lines = createLineSplitter(handlers, maxLineChars);
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) lines.feed(decoder.write(chunk));
-  lines.feed(decoder.end());
-  lines.end();
-}
-
-/** The same over a file already in memory (small files, read ahead in one go). */
-export function forEachLineIn(text: string, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
-  const lines = createLineSplitter(handlers, maxLineChars);
-  lines.feed(text);
-  lines.end();
 }

@@ -1,8 +1,7 @@
 // One findings.jsonl line → a valid finding, an invalid observation, or a reason it is broken.
 // The log is written by ralph, but what is inside came from an agent: check every field.
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES, type Action, type ObservationType, type Severity } from '../../contract.js';
-import { FIELD, type ScannedLine } from './record-scan.js';
-import { MAX_RAW_CHARS, type FindingRecord, type PlainText } from './types.js';
+import { MAX_RAW_CHARS, type FindingRecord } from './types.js';
 
 export type ParsedLine =
   | { kind: 'finding'; record: FindingRecord }
@@ -25,14 +24,6 @@ export function parseFindingLine(text: string, fallbackRun: string): ParsedLine 
   } catch (error) {
     return { kind: 'broken', reason: `not JSON (${(error as Error).message})` };
   }
-  return parseFindingValue(value, fallbackRun);
-}
-
-/**
- * The same for a line's value once parsed (by JSON.parse, or by record-scan.ts). `plain`: how far
- * its strings are known to need no escaping (FindingRecord.plain).
- */
-export function parseFindingValue(value: unknown, fallbackRun: string, plain?: PlainText): ParsedLine {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'broken', reason: 'not a JSON object' };
   }
@@ -74,37 +65,8 @@ export function parseFindingValue(value: unknown, fallbackRun: string, plain?: P
       detail: typeof o.detail === 'string' ? o.detail : '',
       file,
       action,
-      plain,
     },
   };
-}
-
-/**
- * Whether a line matched by the scanner is a valid finding whose strings are its bytes as they
- * stand: what parseFindingValue would accept without trimming, defaulting or rejecting anything
- * (a non-empty run; a type, severity and action from the contract; a title, and a file unless
- * null, that start and end with a printable ASCII character, so trim() leaves them as they are).
- * Such a line can be grouped from its bytes (FindingGrouper.addScanned); any other goes through
- * parseFindingValue.
- */
-export function isPlainFinding(line: ScannedLine): boolean {
-  const o = line.offsets;
-  const b = line.bytes;
-  return (
-    line.run !== '' &&
-    line.typeId >= 0 &&
-    line.rank >= 0 &&
-    line.actionId >= 0 &&
-    printableEnds(b, o[FIELD.title]!, o[FIELD.title + 1]!) &&
-    (o[FIELD.file] === -1 || printableEnds(b, o[FIELD.file]!, o[FIELD.file + 1]!))
-  );
-}
-
-function printableEnds(b: Uint8Array, from: number, to: number): boolean {
-  if (to <= from) return false;
-  const first = b[from]!;
-  const last = b[to - 1]!;
-  return first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f;
 }
 
 function clip(s: string): string {

@@ -2,13 +2,12 @@
 // entities everywhere, and the findings as data in an escaped JSON block, from which the page's
 // own script builds the table (see html-assets.ts).
 import { SEVERITIES, type Severity } from '../../contract.js';
-import { joinChunks, type Chunk, type Piece } from './byte-output.js';
-import { escapeHtml as h, jsonForScript, safeHttpsUrl, scriptSafe, stripControls } from './escape.js';
+import { prLabel, strictUrl } from '../../util/markdown-escape.js';
+import { escapeHtml as h, jsonForScript, scriptSafe, stripControls } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
-import { findingSource } from './finding-source.js';
-import { BYTES_PER_CHUNK, FINDINGS_PER_CHUNK, pieceOf, writeTexts, type TextPieces } from './render-json.js';
-import { type FindingFields, type FindingGroup, type FindingSource, type Report } from './types.js';
+import { FINDINGS_PER_CHUNK } from './render-json.js';
+import type { FindingGroup, Report } from './types.js';
 
 const BAR_COLOURS: Record<Severity, string> = {
   critical: '#c0392b',
@@ -25,11 +24,11 @@ const NEEDS_WORK = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const t = (text: string): string => (NEEDS_WORK.test(text) ? h(stripControls(text)) : text);
 
 export function renderHtml(report: Report): string {
-  return joinChunks(htmlChunks(report));
+  return Array.from(htmlChunks(report)).join('');
 }
 
 /** The page in pieces; the findings data block is serialised a slice at a time. */
-export function* htmlChunks(report: Report): Generator<Chunk> {
+export function* htmlChunks(report: Report): Generator<string> {
   const s = report.summary;
   const filters = filterLine(report);
   const parts: string[] = [
@@ -54,13 +53,13 @@ export function* htmlChunks(report: Report): Generator<Chunk> {
     '<label>Action <select id="f-action"><option value="">all</option></select></label>',
     '<label>Plan <select id="f-plan"><option value="">all</option></select></label>',
     '<label>Search <input id="f-search" type="search" placeholder="title, detail, file, run..."></label>',
-    `<output id="shown" class="muted">${findingSource(report).length} of ${findingSource(report).length} shown</output>`,
+    `<output id="shown" class="muted">${report.findings.length} of ${report.findings.length} shown</output>`,
     '</form>\n',
     '<table id="findings-table">\n<thead><tr><th>severity</th><th>type</th><th>action</th><th>finding</th><th>file</th><th class="num">seen</th><th>runs</th></tr></thead>\n<tbody></tbody>\n</table>\n',
     '<p><button type="button" id="more" hidden>Show more</button></p>\n',
     '<noscript><p>The findings table is built by this page&rsquo;s script; without it, use <code>ralph report --format md</code> or <code>--format json</code>.</p></noscript>\n',
   ];
-  if (findingSource(report).length === 0) parts.push('<p>No findings.</p>\n');
+  if (report.findings.length === 0) parts.push('<p>No findings.</p>\n');
 
   if (s.invalid > 0) {
     parts.push(`<h2>Invalid observations (${s.invalid})</h2>\n<table id="invalid-table">\n<thead><tr><th>run</th><th>plan</th><th class="num">iteration</th><th>why</th><th>raw text</th></tr></thead>\n<tbody>\n`);
@@ -85,8 +84,8 @@ export function* htmlChunks(report: Report): Generator<Chunk> {
   parts.push('<table id="runs-table">\n<thead><tr><th>run</th><th>plan</th><th>outcome</th><th class="num">exit</th><th class="num">iterations</th><th class="num">cost</th><th class="num">findings</th><th>PR</th><th>reason</th></tr></thead>\n<tbody>\n');
   for (const r of report.runs) {
     // Checked again here: a Report can come from anywhere, and a link must never be javascript:.
-    const url = safeHttpsUrl(r.prUrl);
-    const pr = url !== null ? `<a href="${h(url)}" rel="noopener noreferrer" target="_blank">PR</a>` : '&mdash;';
+    const url = strictUrl(r.prUrl);
+    const pr = url !== null ? `<a href="${h(url.href)}" rel="noopener noreferrer" target="_blank">${h(prLabel(url))}</a>` : '&mdash;';
     parts.push(
       `<tr><td title="${t(r.dir)}">${t(r.run)}</td><td>${(r.plan === null ? '&mdash;' : t(r.plan))}</td><td>${t(runOutcome(r))}</td><td class="num">${r.exitCode ?? '&mdash;'}</td>`,
       `<td class="num">${r.iterations ?? '&mdash;'}</td><td class="num">${r.costUsd === null ? '&mdash;' : h(formatCost(r.costUsd))}</td><td class="num">${r.findings}</td><td>${pr}</td><td>${t(r.reason ?? '')}</td></tr>\n`,
@@ -98,15 +97,10 @@ export function* htmlChunks(report: Report): Generator<Chunk> {
   const table = tableData(report);
   parts.push('<script type="application/json" id="report-data">{"findings":[');
   yield parts.join('');
-  const findings = findingSource(report);
-  if (findings.fields !== undefined) {
-    yield* rowsAsBytes(findings, findings.fields, table);
-  } else {
-    for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
-      if (i > 0) yield ',';
-      // Joined into one flat string, which the escaping then reads once.
-      yield scriptSafe(findings.slice(i, i + FINDINGS_PER_CHUNK).map(table.row).join(','));
-    }
+  const findings = report.findings;
+  for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
+    const values = findings.slice(i, i + FINDINGS_PER_CHUNK).flatMap(table.row);
+    yield `${i > 0 ? ',' : ''}${scriptSafe(JSON.stringify(values).slice(1, -1))}`;
   }
   yield `],${jsonForScript(table.head()).slice(1)}</script>\n`;
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
@@ -125,76 +119,17 @@ const WIDTH = 9;
  * a run name is written once, not once per finding it appears in. Types, actions, plans and
  * runs are listed in the order the rows first name them; head() lists them once every row is out.
  */
-function tableData(report: Report): TableData {
+function tableData(report: Report): { row(g: FindingGroup): unknown[]; head(): Record<string, unknown> } {
   const s = report.summary;
-  const severities = SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0);
-  const severityIndex = new Map<string, number>(severities.map((v, i) => [v, i]));
+  const severities: string[] = SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0);
   const [types, actions, plans, runs] = [names(), names(), names(), names()];
-  // Findings come sorted by severity, type and action, and groups seen in one run or one plan
-  // share that list: remembering the last lookup skips nearly all of them.
-  const sevId = lastLookup((sev) => severityIndex.get(sev)!);
-  const typeId = lastLookup(types.id);
-  const actionId = lastLookup(actions.id);
-  const planIds = lastListLookup(plans.id);
-  const runIds = lastListLookup(runs.id);
-  const ids = (severity: string, type: string, action: string) => `${sevId(severity)},${typeId(type)},${actionId(action)}`;
-  const runList = (names: readonly string[]) => idsJson(runIds(names));
-  const planList = (names: readonly string[]) => idsJson(planIds(names));
+  // One name as its id, several (or none) as an array of ids.
+  const ids = (id: (name: string) => number, list: readonly string[]): number | number[] => (list.length === 1 ? id(list[0]!) : list.map(id));
   return {
-    ids,
-    runList,
-    planList,
-    row: (g) => `${ids(g.severity, g.type, g.action)},${JSON.stringify([g.title, g.detail, g.file, g.count]).slice(1, -1)},${runList(g.runs)},${planList(g.plans)}`,
+    // A finding's WIDTH values. Evaluated in order: names are numbered as the rows first use them.
+    row: (g) => [severities.indexOf(g.severity), types.id(g.type), actions.id(g.action), g.title, g.detail, g.file, g.count, ids(runs.id, g.runs), ids(plans.id, g.plans)],
     head: () => ({ severities, types: types.list, actions: actions.list, plans: plans.list, runs: runs.list, width: WIDTH, page: HTML_PAGE_ROWS }),
   };
-}
-
-interface TableData {
-  /** A finding's WIDTH values as JSON, without the brackets (not yet safe in a script block). */
-  row(g: FindingGroup): string;
-  /** Its first three (ids of its severity, type and action), and its last two. Asked for in the
-   *  order of the rows and of a row's values: ids are given to names as they are first used. */
-  ids(severity: string, type: string, action: string): string;
-  runList(runs: readonly string[]): string;
-  planList(plans: readonly string[]): string;
-  head(): Record<string, unknown>;
-}
-
-/**
- * The rows, comma-separated, as UTF-8. A finding whose text holds nothing a script block must
- * escape (plain 'script') is written from a template, its text copied as the bytes it was read
- * as; any other is made an object, serialised and escaped.
- */
-function* rowsAsBytes(source: FindingSource, f: FindingFields, table: TableData): Generator<Uint8Array> {
-  const out = f.output();
-  // What many rows share is kept as pieces (see ByteOutput.piece): a kind of finding's ids, each
-  // run and plan list's ids, the text between values. Each is made the first time it is needed,
-  // in the order the rows need them, so names are numbered as they would be row by row.
-  const kinds = new Map<number, Piece>();
-  const runLists = new Map<readonly string[], Piece>();
-  const planLists = new Map<readonly string[], Piece>();
-  const comma = out.piece(',');
-  const between: TextPieces = { afterTitle: out.piece('","'), beforeFile: out.piece('","'), afterFile: out.piece('",'), noFile: out.piece('",null,') };
-  for (let j = 0; j < source.length; j++) {
-    if (j > 0) out.put(comma);
-    if (f.plain(j) !== 'script') {
-      out.utf8(scriptSafe(table.row(source.get(j))));
-    } else {
-      out.put(pieceOf(out, kinds, f.kind(j), () => `${table.ids(source.severity(j), f.type(j), f.action(j))},"`));
-      writeTexts(out, f, j, between);
-      out.ascii(`${source.count(j)},`);
-      const runs = f.runs(j);
-      out.put(pieceOf(out, runLists, runs, () => `${table.runList(runs)},`));
-      const plans = f.plans(j);
-      out.put(pieceOf(out, planLists, plans, () => table.planList(plans)));
-    }
-    if (out.length >= BYTES_PER_CHUNK) yield out.take();
-  }
-  if (out.length > 0) yield out.take();
-}
-
-function idsJson(ids: number | number[]): string {
-  return typeof ids === 'number' ? `${ids}` : JSON.stringify(ids);
 }
 
 /** Names numbered in the order they are first asked for. */
@@ -214,32 +149,6 @@ function names(): { list: string[]; id: (name: string) => number } {
     },
   };
 }
-
-function lastLookup(id: (key: string) => number): (key: string) => number {
-  let last = '';
-  let value = -1;
-  return (key) => {
-    if (key !== last || value === -1) {
-      last = key;
-      value = id(key);
-    }
-    return value;
-  };
-}
-
-/** A list of names as ids: one id when it holds one name, else an array of them. */
-function lastListLookup(id: (name: string) => number): (names: readonly string[]) => number | number[] {
-  let last: readonly string[] | null = null;
-  let value: number | number[] = [];
-  return (names) => {
-    if (names !== last) {
-      last = names;
-      value = names.length === 1 ? id(names[0]!) : names.map(id);
-    }
-    return value;
-  };
-}
-
 
 /** Distinct findings per severity as horizontal bars; presentation attributes only (no style=). */
 function severityChart(report: Report): string {

@@ -7,11 +7,10 @@
 // first (findings by severity, then how often seen; runs that did not complete) until their share
 // of the budget is used, and then say how many more there are and where to see them all.
 import { SEVERITIES } from '../../contract.js';
+import { markdownPrLink } from '../../util/markdown-escape.js';
 import { escapeMarkdown as md, markdownFence, truncate } from './escape.js';
 import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
-import { severityRank } from './filters.js';
-import { findingSource } from './finding-source.js';
-import type { FindingGroup, FindingSource, Report, RunSummary } from './types.js';
+import type { FindingGroup, Report, RunSummary } from './types.js';
 
 /** GitHub's comment limit is 65,536 characters; the rest is room for a note around the report. */
 export const MD_MAX_CHARS = 60_000;
@@ -69,7 +68,7 @@ function size(lines: readonly string[]): number {
 }
 
 function findingsSection(report: Report, budget: number): string[] {
-  const all = findingSource(report);
+  const all = report.findings;
   if (all.length === 0) return ['No findings.'];
   const s = report.summary;
   const byInterest = mostWorthReading(all);
@@ -84,7 +83,7 @@ function findingsSection(report: Report, budget: number): string[] {
   let listed = 0;
   let listedOccurrences = 0;
   for (const i of byInterest) {
-    const g = all.get(i);
+    const g = all[i]!;
     const section = `${g.severity}\u0000${g.type}\u0000${g.action}`;
     let cost = findingRow(g).length + 1;
     if (!sections.has(section)) cost += sectionHeader(g).join('\n').length + 2;
@@ -103,7 +102,7 @@ function findingsSection(report: Report, budget: number): string[] {
   let section = '';
   for (let i = 0; i < all.length; i++) {
     if (chosen[i] === 0) continue;
-    const g = all.get(i);
+    const g = all[i]!;
     if (g.severity !== severity) {
       if (out.length > 0) out.push('');
       severity = g.severity;
@@ -125,22 +124,19 @@ function findingsSection(report: Report, budget: number): string[] {
 /**
  * Indexes of the findings by severity, then most seen, then the report's own order. The report
  * is already by severity first, and nearly every finding is seen once: only those seen more than
- * once need sorting (a comparison sort of 100,000 findings showed up in profiles).
+ * once need sorting.
  */
-function mostWorthReading(all: FindingSource): number[] {
+function mostWorthReading(all: readonly FindingGroup[]): number[] {
   const out: number[] = [];
-  let from = 0;
-  while (from < all.length) {
-    const rank = severityRank(all.severity(from));
-    let to = from;
-    while (to < all.length && severityRank(all.severity(to)) === rank) to += 1;
+  for (let from = 0, to = 0; from < all.length; from = to) {
+    const severity = all[from]!.severity;
     const repeated: number[] = [];
     const once: number[] = [];
-    for (let i = from; i < to; i++) (all.count(i) > 1 ? repeated : once).push(i);
-    repeated.sort((a, b) => all.count(b) - all.count(a) || a - b);
+    for (to = from; to < all.length && all[to]!.severity === severity; to++) (all[to]!.count > 1 ? repeated : once).push(to);
+    // Stable: equal counts keep the report's order.
+    repeated.sort((a, b) => all[b]!.count - all[a]!.count);
     for (const i of repeated) out.push(i);
     for (const i of once) out.push(i);
-    from = to;
   }
   return out;
 }
@@ -229,6 +225,7 @@ function runsSection(report: Report, budget: number): string[] {
 }
 
 function runRow(r: RunSummary): string {
-  const pr = r.prUrl !== null ? `[PR](${r.prUrl.replace(/[()<>\s]/g, encodeURIComponent)})` : '-';
+  // Only a strict URL is a link; anything else (a Report can come from anywhere) is none.
+  const pr = markdownPrLink(r.prUrl) ?? '-';
   return `| ${md(truncate(r.run, 100))} | ${md(truncate(r.plan ?? '-', 100))} | ${md(runOutcome(r))} | ${r.exitCode ?? '-'} | ${r.iterations ?? '-'} | ${formatCost(r.costUsd)} | ${r.findings} | ${pr} | ${md(truncate(r.reason ?? '', 200))} |`;
 }

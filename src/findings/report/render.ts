@@ -1,15 +1,14 @@
-import { joinChunks, type Chunk } from './byte-output.js';
 import { htmlChunks } from './render-html.js';
 import { jsonChunks } from './render-json.js';
 import { renderMarkdown } from './render-markdown.js';
 import type { Report, ReportFormat } from './types.js';
 
 export function renderReport(report: Report, format: ReportFormat): string {
-  return joinChunks(renderReportChunks(report, format));
+  return Array.from(renderReportChunks(report, format)).join('');
 }
 
 /** The report in pieces, to be written as they come: big reports never exist as one string. */
-export function renderReportChunks(report: Report, format: ReportFormat): Iterable<Chunk> {
+export function renderReportChunks(report: Report, format: ReportFormat): Iterable<string> {
   switch (format) {
     case 'md':
       return [renderMarkdown(report)];

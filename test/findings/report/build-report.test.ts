@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildReport, parseFilters, renderHtml, renderJson } from '../../../src/findings/report/index.js';
 import { UsageError } from '../../../src/errors.js';
+import { FindingsLog } from '../../../src/findings/findings-log.js';
 import { BASIC } from './helpers.js';
 
 const NOW = new Date('2026-01-22T00:00:00.000Z');
@@ -171,6 +172,35 @@ describe('input edge cases', () => {
     expect(report.brokenLines.map((b) => b.line)).toEqual([2, 3, 4, 5, 6, 7, 8]);
     expect(report.brokenLines[0]!.reason).toMatch(/longer than the 1024-character limit/);
     expect(report.brokenLines[3]!.reason).toMatch(/unknown severity "urgent"/);
+  });
+
+  it('reads what FindingsLog writes', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ralph-report-'));
+    await mkdir(join(dir, 'r1'));
+    const log = new FindingsLog(join(dir, 'r1', 'findings.jsonl'));
+    const record = { valid: true, type: 'stub', severity: 'medium', title: 'A stub', detail: 'Returns a constant.', file: './src/a.ts', action: 'needs-implementation' };
+    log.append({ run: 'r1', plan: 'p1', iteration: 2, at: '2026-01-01T00:00:00.000Z', record });
+    log.append({ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:01.000Z', record: { ...record, title: 'a STUB!', file: 'src/a.ts' } });
+    log.append({ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:02.000Z', record: { valid: false, type: null, severity: null, title: null, detail: null, file: null, action: null, raw: '<observation>', error: 'no type' } });
+    log.close();
+    const report = await buildReport({ runsDir: dir });
+    expect(report.findings).toEqual([
+      { type: 'stub', severity: 'medium', action: 'needs-implementation', title: 'a STUB!', detail: 'Returns a constant.', file: 'src/a.ts', count: 2, runs: ['r1'], plans: ['p1'], firstAt: '2026-01-01T00:00:00.000Z', lastAt: '2026-01-01T00:00:01.000Z' },
+    ]);
+    expect(report.invalid).toEqual([{ run: 'r1', plan: 'p1', iteration: 3, at: '2026-01-01T00:00:02.000Z', raw: '<observation>', error: 'no type', source: 'r1/findings.jsonl:3' }]);
+  });
+
+  it('reads a log bigger than a read chunk: lines across chunk ends, one too long for the limit', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ralph-report-'));
+    await mkdir(join(dir, 'r1'));
+    // ~5 MB: five 1 MiB chunks, three distinct findings, one line too long for the limit.
+    const lines = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ run: 'r1', plan: 'p', iteration: 1, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString(), valid: true, type: 'bug', severity: 'low', title: `Finding ${i % 3} ✓`, detail: 'é'.repeat(100 + (i % 77)), file: null, action: 'none' }));
+    lines.splice(7_000, 0, `{"valid":true,"title":"${'x'.repeat(2_000_000)}"}`);
+    await writeFile(join(dir, 'r1', 'findings.jsonl'), `${lines.join('\n')}\n`);
+    const report = await buildReport({ runsDir: dir, maxLineChars: 1_000_000 });
+    expect(report.summary).toMatchObject({ occurrences: 20_000, distinct: 3, brokenLines: 1 });
+    expect(report.brokenLines).toEqual([{ file: 'r1/findings.jsonl', line: 7_001, reason: 'line of 2000025 characters is longer than the 1000000-character limit' }]);
+    expect(report.findings.map((g) => g.count)).toEqual([6_667, 6_667, 6_666]);
   });
 
   it('uses the folder name when records carry no run id', async () => {

@@ -3,7 +3,7 @@ import { ACTIONS, OBSERVATION_TYPES } from '../../../src/contract.js';
 import { describe, expect, it } from 'vitest';
 import { FindingGrouper } from '../../../src/findings/report/group.js';
 import { groupKey, normaliseTitle } from '../../../src/findings/report/group-key.js';
-import { timeOf } from '../../../src/findings/report/time-of.js';
+import { timeOf } from '../../../src/findings/report/group.js';
 import { severityRank } from '../../../src/findings/report/filters.js';
 import type { FindingRecord } from '../../../src/findings/report/index.js';
 

@@ -17,7 +17,7 @@ async function collect(content: string | Buffer, max?: number): Promise<Array<st
   const file = join(dir, `f-${Math.random().toString(36).slice(2)}`);
   await writeFile(file, content);
   const out: Array<string | number> = [];
-  await forEachLine(file, { line: (t) => out.push(t), tooLong: (_n, bytes) => out.push(bytes) }, max);
+  forEachLine(file, { line: (t) => out.push(t), tooLong: (_n, chars) => out.push(chars) }, max);
   return out;
 }
 

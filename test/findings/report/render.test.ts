@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from '../../../src/findings/report/index.js';
 import { MD_MAX_CHARS } from '../../../src/findings/report/render-markdown.js';
-import { BASIC, MALICIOUS, writeManyRuns } from './helpers.js';
+import { BASIC, findingLine, MALICIOUS, writeManyRuns } from './helpers.js';
+import { HOSTILE_PR_URL, HOSTILE_TEXT, inspectGfm } from '../../util/gfm.js';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 let basic: Report;
@@ -236,5 +237,68 @@ describe('html', () => {
     expect(parsed.findings).toContain('<img src=x onerror="window.__pwned=3;alert(3)">');
     // Server-rendered agent text (invalid observations) is entity-escaped.
     expect(html).toContain('&lt;title&gt;&lt;script&gt;window.__pwned=9&lt;/script&gt;');
+  });
+});
+
+describe('a hostile PR_URL and agent text (issue 15)', () => {
+  let dir = '';
+  let hostile: Report;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ralph-report-hostile-'));
+    const runs: Array<[string, unknown]> = [
+      ['evil', HOSTILE_PR_URL],
+      ['gitlab', 'https://gitlab.example.com/a/b/-/merge_requests/3'],
+      ['github', 'https://github.com/acme/app/pull/7'],
+      ['huge', `https://github.com/a/b/pull/1${'x'.repeat(10_000_000)}`],
+    ];
+    for (const [run, prUrl] of runs) {
+      await mkdir(join(dir, run));
+      await writeFile(join(dir, run, 'result.json'), JSON.stringify({ run, plan: HOSTILE_TEXT, outcome: 'blocked', exitCode: 2, reason: HOSTILE_TEXT, prUrl }));
+      await writeFile(join(dir, run, 'findings.jsonl'), `${findingLine({ run, title: HOSTILE_TEXT, detail: HOSTILE_TEXT, file: HOSTILE_PR_URL })}\n`);
+    }
+    hostile = await buildReport({ runsDir: dir, now: NOW });
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('md, rendered as GitHub Markdown: no image, no javascript: link, no extra cell, no HTML, no mention', () => {
+    const got = inspectGfm(renderMarkdown(hostile));
+    expect(got.images).toBe(0);
+    // The only links are the strict PR URLs.
+    expect(got.hrefs.sort()).toEqual(['https://github.com/acme/app/pull/7', 'https://gitlab.example.com/a/b/-/merge_requests/3']);
+    expect(got.rawTags.filter((t) => t !== 'br')).toEqual([]);
+    expect(got.text).not.toMatch(/@everyone|@evil/);
+    // Every row of a table has as many cells as its header.
+    const tables = renderMarkdown(hostile).split(/\n\n/).filter((b) => b.startsWith('|'));
+    expect(tables.length).toBeGreaterThan(1);
+    for (const table of tables) {
+      const cells = inspectGfm(table).rowCells;
+      expect(new Set(cells).size, table.slice(0, 200)).toBe(1);
+    }
+  });
+
+  it('labels a PR link by its host when it is not on github.com, and never copies a huge PR_URL', () => {
+    const md = renderMarkdown(hostile);
+    expect(md).toContain('[gitlab.example.com](https://gitlab.example.com/a/b/-/merge_requests/3)');
+    expect(md).toContain('[PR](https://github.com/acme/app/pull/7)');
+    const html = renderHtml(hostile);
+    expect(html).toContain('<a href="https://gitlab.example.com/a/b/-/merge_requests/3" rel="noopener noreferrer" target="_blank">gitlab.example.com</a>');
+    expect(html).toContain('<a href="https://github.com/acme/app/pull/7" rel="noopener noreferrer" target="_blank">PR</a>');
+    const json = renderJson(hostile);
+    expect(JSON.parse(json).runs.map((r: { run: string; prUrl: string | null }) => [r.run, r.prUrl])).toEqual([
+      ['evil', null],
+      ['github', 'https://github.com/acme/app/pull/7'],
+      ['gitlab', 'https://gitlab.example.com/a/b/-/merge_requests/3'],
+      ['huge', null],
+    ]);
+    for (const out of [md, html, json]) expect(out.length).toBeLessThan(200_000);
+  });
+
+  it('html: the same payload is text, never markup or a link', () => {
+    const html = renderHtml(hostile);
+    expect(html).not.toMatch(/<img|<script>alert|href="(?!https:\/\/(github\.com\/acme|gitlab\.example\.com))/);
+    expect(html.match(/<a /g)).toHaveLength(2);
+    expect(html).toContain('&lt;img src=x onerror=&quot;alert(2)&quot;&gt;');
   });
 });
