@@ -10,8 +10,9 @@ import { registerStop } from './stop.js';
 import { registerValidate } from './validate.js';
 import { registerReport } from './report.js';
 import { registerBatch } from './batch.js';
+import { registerWorker } from './worker.js';
 
-const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch];
+const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch, registerWorker];
 
 export async function main(
   argv: string[],
