@@ -48,6 +48,8 @@ interface PlanState {
 export interface CollectorDeps {
   out: string;
   batchId: string;
+  /** The attempt a plan's current job starts at: reports and progress of older attempts (before a resume re-queued the plan) are not this job's. */
+  firstAttempt: (plan: string) => number;
   emit: (e: BatchEvent) => void;
   now: () => Date;
 }
@@ -131,7 +133,7 @@ export class Collector {
   /** A worker reports progress on a plan: a new attempt opens its partial file; a new iteration is shown. */
   async progress(plan: string, p: JobProgress): Promise<void> {
     const s = this.states.get(plan);
-    if (!s || s.final || p.attempt < s.started || s.handled.has(p.attempt)) return;
+    if (!s || s.final || p.attempt < s.started || p.attempt < this.deps.firstAttempt(plan) || s.handled.has(p.attempt)) return;
     const { out, emit } = this.deps;
     const by = workerName(p.worker);
     if (p.attempt > s.started || s.startedBy !== p.worker.id) {
@@ -170,7 +172,7 @@ export class Collector {
   /** A worker's report of one attempt. Returns false when it was not used (already handled, or a straggler). */
   async report(r: AttemptReport, latestAttempt: number): Promise<boolean> {
     const s = this.states.get(r.plan);
-    if (!s || s.final || s.handled.has(r.attempt)) return false;
+    if (!s || s.final || s.handled.has(r.attempt) || r.attempt < this.deps.firstAttempt(r.plan)) return false;
     const { out, emit } = this.deps;
     if (r.final && r.attempt < latestAttempt) {
       // Its job lock expired and another worker took the plan up: that run's result is the one.

@@ -208,7 +208,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
   const queue = new Queue<QueueJobData>(QUEUE.name, { connection: redis });
   queue.on('error', () => undefined);
   try {
-    const collector = new Collector({ out, batchId, emit, now }, file.plans);
+    const collector = new Collector({ out, batchId, emit, now, firstAttempt: (plan) => file.queue.firstAttempts[plan] ?? 1 }, file.plans);
     const notes = new Map<string, string[]>();
     const byId = new Map(file.plans.map((p) => [p.id, p]));
     const attemptsKey = batchKey(batchId, 'attempts');
@@ -229,32 +229,32 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
     };
 
     let toRun = file.plans.map((p) => p.id);
+    const again: BatchPlan[] = [];
     if (resumed) {
       await redis.del(cancelKey);
       const restored = await collector.restore();
       for (const [id, n] of restored.notes) notes.set(id, n);
       for (const [id, n] of restored.notes) for (const message of n) emit({ type: 'warning', plan: id, message });
+      // Plans to queue again: those whose result said interrupted, and those whose job is gone
+      // (cancelled before it started, or finished without a result).
+      const reports = Object.values(await redis.hgetall(reportsKey)).map((t) => JSON.parse(t) as AttemptReport);
+      for (const plan of collector.pending()) {
+        if (restored.rerun.includes(plan.id)) {
+          again.push(plan);
+          continue;
+        }
+        const state = await queue.getJobState(jobId(batchId, plan.id));
+        const first = file.queue.firstAttempts[plan.id] ?? 1;
+        const hasFinal = reports.some((r) => r.plan === plan.id && r.final && r.attempt >= first);
+        if (!hasFinal && (state === 'unknown' || state === 'completed')) again.push(plan);
+      }
       toRun = collector.pending().map((p) => p.id);
-      await writeBatchFile(out, file);
+      if (again.length) await enqueue(again, true);
+      else await writeBatchFile(out, file);
     } else {
-      await writeBatchFile(out, file);
       await enqueue(file.plans, false);
     }
     emit({ type: 'batch-start', batchId, out, plans: file.plans.map((p) => p.id), toRun, concurrency: 0, isolate: 'worktree', resumed, queue: q.display });
-    if (resumed) {
-      // Plans whose job is gone (cancelled, or finished without a result) go on the queue again.
-      const again: BatchPlan[] = [];
-      const reports = await redis.hgetall(reportsKey);
-      for (const plan of collector.pending()) {
-        const state = await queue.getJobState(jobId(batchId, plan.id));
-        const hasFinal = Object.values(reports).some((t) => {
-          const r = JSON.parse(t) as AttemptReport;
-          return r.plan === plan.id && r.final;
-        });
-        if (!hasFinal && (state === 'unknown' || state === 'completed')) again.push(plan);
-      }
-      if (again.length) await enqueue(again, true);
-    }
 
     let cancelled = false;
     let warningsSeen = 0;

@@ -15,8 +15,9 @@ export async function probeRedis(q: QueueUrl, timeoutMs: number = QUEUE.connectT
     enableOfflineQueue: false,
     retryStrategy: () => null,
   });
-  // Errors surface through connect()/ping(); without a listener ioredis prints them as unhandled.
-  probe.on('error', () => undefined);
+  // connect() itself rejects with a bare "Connection is closed"; the cause comes as an event.
+  let cause: unknown;
+  probe.on('error', (error) => (cause ??= error));
   let timer: NodeJS.Timeout | undefined;
   try {
     const bounded = new Promise<never>((_, reject) => {
@@ -24,7 +25,7 @@ export async function probeRedis(q: QueueUrl, timeoutMs: number = QUEUE.connectT
     });
     await Promise.race([probe.connect().then(() => probe.ping()), bounded]);
   } catch (error) {
-    throw new UsageError(`cannot reach Redis at ${q.display}: ${describe(error)}`, 'start redis-server there, or fix --queue (see docs/queue.md)');
+    throw new UsageError(`cannot reach Redis at ${q.display}: ${describe(cause ?? error)}`, 'start redis-server there, or fix --queue (see docs/queue.md)');
   } finally {
     clearTimeout(timer);
     probe.disconnect();
