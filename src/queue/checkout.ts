@@ -19,6 +19,7 @@ export interface JobCheckout {
 
 export class Checkouts {
   private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly pushes = new Map<string, PendingPush[]>();
 
   constructor(
     private readonly workdir: string,
@@ -69,17 +70,23 @@ export class Checkouts {
           throw new CloneError(`cannot fetch from ${input.remote}: ${(error as Error).message}`);
         }
       };
-      if (input.continueBranch || !(await this.hasCommit(dir, input.commit))) await fetch();
-      if (!(await this.hasCommit(dir, input.commit))) throw new CloneError(`commit ${input.commit.slice(0, 12)} is not on ${input.remote}`);
+      if (input.continueBranch || !(await this.hasCommit(dir, input.commit))) {
+        await fetch();
+        if (!(await this.hasCommit(dir, input.commit))) throw new CloneError(`commit ${input.commit.slice(0, 12)} is not on ${input.remote}`);
+      }
       const pushed = `refs/remotes/origin/${input.branch}`;
       const base = input.continueBranch && (await git(dir, ['rev-parse', '--verify', '--quiet', pushed]).catch(() => '')) ? pushed : input.commit;
       if (await pathExists(input.path)) {
         await git(dir, ['worktree', 'remove', '--force', input.path]).catch(() => rm(input.path, { recursive: true, force: true }));
+        await git(dir, ['worktree', 'prune']);
       }
-      await git(dir, ['worktree', 'prune']);
-      await this.releaseBranch(dir, input.branch);
       await mkdir(join(input.path, '..'), { recursive: true });
-      await git(dir, ['worktree', 'add', '--quiet', '-B', input.branch, input.path, base]);
+      const add = () => git(dir, ['worktree', 'add', '--quiet', '-B', input.branch, input.path, base]);
+      // A retry on this worker finds the branch checked out in the earlier attempt's worktree.
+      await add().catch(async () => {
+        await this.releaseBranch(dir, input.branch);
+        await add();
+      });
       return { path: input.path, base: base === input.commit ? input.commit : await git(dir, ['rev-parse', base]) };
     });
   }
@@ -93,12 +100,40 @@ export class Checkouts {
     }
   }
 
-  /** Pushes the worktree's branch to the remote; returns the pushed commit. */
-  push(input: { remote: string; path: string; branch: string }): Promise<string> {
+  /**
+   * Pushes `head` to the remote branch. Pushes asked for while the clone is busy go out together
+   * in one `git push` (a push costs a few processes on both ends; a worker running several plans
+   * at once would otherwise spend much of its time on them). One that fails is retried alone, so
+   * each plan gets its own error.
+   */
+  push(input: { remote: string; branch: string; head: string }): Promise<void> {
     const dir = this.repoDir(input.remote);
-    return this.serial(dir, async () => {
-      await git(input.path, ['push', '--quiet', 'origin', `HEAD:refs/heads/${input.branch}`], { timeoutMs: this.timeoutMs });
-      return git(input.path, ['rev-parse', 'HEAD']);
+    return new Promise((resolve, reject) => {
+      const waiting = this.pushes.get(dir);
+      if (waiting) return void waiting.push({ ...input, resolve, reject });
+      this.pushes.set(dir, [{ ...input, resolve, reject }]);
+      void this.serial(dir, () => this.flushPushes(dir));
     });
   }
+
+  private async flushPushes(dir: string): Promise<void> {
+    const batch = this.pushes.get(dir) ?? [];
+    this.pushes.delete(dir);
+    const refspec = (p: PendingPush) => `${p.head}:refs/heads/${p.branch}`;
+    const push = (specs: string[]) => git(dir, ['push', '--quiet', 'origin', ...specs], { timeoutMs: this.timeoutMs });
+    try {
+      await push(batch.map(refspec));
+      for (const p of batch) p.resolve();
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error as Error);
+      for (const p of batch) await push([refspec(p)]).then(p.resolve, p.reject);
+    }
+  }
+}
+
+interface PendingPush {
+  head: string;
+  branch: string;
+  resolve: () => void;
+  reject: (error: Error) => void;
 }

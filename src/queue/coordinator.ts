@@ -258,6 +258,8 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
 
     let cancelled = false;
     let warningsSeen = 0;
+    // Report fields already handed to the collector (it would ignore them again anyway).
+    const seenReports = new Set<string>();
     let tick = 0;
     while (collector.pending().length > 0) {
       if (signal.aborted && !cancelled) {
@@ -287,12 +289,13 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
         if (data?.batchId !== batchId || !p || typeof p !== 'object' || typeof p.attempt !== 'number') continue;
         progress.push([data.plan, p as JobProgress]);
       }
-      const reports = Object.values(await redis.hgetall(reportsKey))
-        .map((t) => JSON.parse(t) as AttemptReport)
-        .sort((a, b) => a.attempt - b.attempt);
-      if (reports.length) {
+      const fresh = (await redis.hkeys(reportsKey)).filter((f) => !seenReports.has(f));
+      if (fresh.length) {
+        const texts = await redis.hmget(reportsKey, ...fresh);
+        const reports = texts.flatMap((t) => (t === null ? [] : [JSON.parse(t) as AttemptReport])).sort((a, b) => a.attempt - b.attempt);
         const latest = await redis.hgetall(attemptsKey);
         for (const r of reports) if (byId.has(r.plan)) await collector.report(r, Number(latest[r.plan] ?? r.attempt));
+        for (const f of fresh) seenReports.add(f);
       }
       for (const [plan, p] of progress) await collector.progress(plan, p);
       const warnings = await redis.lrange(warningsKey, warningsSeen, -1);

@@ -11,6 +11,7 @@ export class GitError extends Error {
   constructor(
     readonly args: string[],
     readonly stderr: string,
+    readonly stdout: string,
     message: string,
   ) {
     super(message);
@@ -27,14 +28,14 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
         timeout: options.timeoutMs ?? 0,
         killSignal: 'SIGKILL',
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true' },
+        env: { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true', LC_ALL: 'C' },
       },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout.trim());
         const e = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
         const words = stderr.trim().split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ');
         const why = e.killed && options.timeoutMs ? `no answer within ${Math.round(options.timeoutMs / 1000)}s` : words || e.message;
-        reject(new GitError(args, stderr, `git ${args[0]} failed: ${why}`));
+        reject(new GitError(args, stderr, stdout, `git ${args[0]} failed: ${why}`));
       },
     );
   });

@@ -38,7 +38,9 @@ export interface JobAttemptInput {
   runPlan: RunPlanFn;
   signal: AbortSignal;
   onEvent: (e: RunEvent) => void;
-  push: () => Promise<string>;
+  /** The checkout's HEAD commit. */
+  head: () => Promise<string>;
+  push: (head: string) => Promise<void>;
   now: () => Date;
 }
 
@@ -149,7 +151,10 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
   try {
     const { commit } = await commitPlanBranch({ cwd: input.checkout, branch: input.branch, message: `ralph: ${data.plan} (batch ${data.batchId}, attempt ${attempt}): ${outcome}` });
     if (commit) line(`- ${clock()} committed ${commit.slice(0, 12)} on ${input.branch}`);
-    pushed = await input.push();
+    // The agent may have committed too: push whatever the branch now points at.
+    const head = commit ?? (await input.head());
+    await input.push(head);
+    pushed = head;
     line(`- ${clock()} pushed ${input.branch} at ${pushed.slice(0, 12)}`);
   } catch (error) {
     pushError = message(error);

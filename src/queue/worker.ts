@@ -11,6 +11,7 @@ import { QUEUE } from '../contract.js';
 import { branchName, RETRYABLE, runDirName, type RunPlanFn } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
 import { Checkouts, CloneError } from './checkout.js';
+import { git } from './git.js';
 import { batchKey, reportField, type AttemptReport, type JobProgress, type QueueJobData, type WorkerRef } from './job.js';
 import { openRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
@@ -142,7 +143,8 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
             send();
           }
         },
-        push: () => checkouts.push({ remote: data.remote, path: checkout.path, branch }),
+        head: () => git(checkout.path, ['rev-parse', 'HEAD']),
+        push: (head) => checkouts.push({ remote: data.remote, branch, head }),
         now,
       });
     } finally {
