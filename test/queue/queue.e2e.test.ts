@@ -188,6 +188,42 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(coordinator.stdout).toMatch(/warning: worker \S+ \(pid \d+\) cannot clone/);
   });
 
+  it('SIGTERM drains a worker (its plan finishes, no new one starts); a second SIGTERM hands the running plan back', async () => {
+    const w = ws({ d1: 'complete 2500', d2: 'complete 2500' });
+    const w1 = await startWorker(w, redis!.url, 'w1');
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    await until(() => workerRuns(w1.workdir).length === 1, 30_000, 'w1 started d1');
+    w1.child.kill('SIGTERM');
+    expect(await w1.exited).toBe(0);
+    expect(w1.stderr).toContain('draining');
+    // The coordinator writes the result when it next looks at the queue.
+    await until(() => existsSync(join(out, 'd1.md')), 10_000, 'd1.md written');
+    expect(read(out, 'd1.md')).toContain('- Outcome: complete');
+    expect(read(out, 'd1.md')).toContain(w1.workdir);
+    expect(workerRuns(w1.workdir)).toHaveLength(1);
+
+    const w2 = await startWorker(w, redis!.url, 'w2');
+    await until(() => workerRuns(w2.workdir).length === 1, 30_000, 'w2 started d2');
+    const handedAt = Date.now();
+    w2.child.kill('SIGTERM');
+    await until(() => w2.stderr.includes('draining'), 10_000, 'w2 draining');
+    w2.child.kill('SIGTERM');
+    expect(await w2.exited).toBe(130);
+    expect(w2.stderr).toContain('handed back to the queue');
+    expect(existsSync(join(out, 'd2.md'))).toBe(false);
+    expect(Date.now() - handedAt).toBeLessThan(10_000);
+
+    const w3 = await startWorker(w, redis!.url, 'w3');
+    expect(await coordinator.exited).toBe(0);
+    const d2 = read(out, 'd2.md');
+    expect(d2).toContain('- Outcome: complete');
+    // Handing back is not the plan's failure: the run on w3 is still its first attempt.
+    expect(d2).toContain('- Attempts: 1');
+    expect(d2).toContain(w3.workdir);
+    expect(fluxDriveProblems(out)).toEqual([]);
+  });
+
   it('Ctrl+C on the coordinator cancels waiting jobs and stops the running one (130); --resume runs them', async () => {
     const w = ws({ h1: 'hang', q2: 'complete', q3: 'complete' });
     const w1 = await startWorker(w, redis!.url, 'w1');
