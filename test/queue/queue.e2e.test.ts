@@ -194,6 +194,11 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
     await until(() => workerRuns(w1.workdir).length === 1, 30_000, 'w1 started d1');
+    // `ralph status --queue` shows which worker runs what, from the jobs' progress (the first
+    // iteration may not have reported yet).
+    const status = ralph(['status', '--queue', redis!.url], w.dir);
+    expect(await status.exited).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`^queue ${redis!.url}: 1 plan\\(s\\) running, 1 waiting\n  \\S+/d1  on \\S+ \\(pid ${w1.child.pid}\\), attempt 1(?:, iteration 1/3)?, heartbeat \\d+s ago, in \\S+:${w1.workdir}/jobs/\\S+/d1\n  \\S+/d2  waiting\n$`));
     w1.child.kill('SIGTERM');
     expect(await w1.exited).toBe(0);
     expect(w1.stderr).toContain('draining');
