@@ -119,10 +119,11 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     };
     const send = () => {
       progress.at = now().toISOString();
-      job.updateProgress(progress).catch(() => undefined);
+      return job.updateProgress(progress).catch(() => undefined);
     };
-    send();
-    const heartbeat = setInterval(send, 5_000);
+    // Before the run starts, so whoever sees its files can also see who runs it.
+    await send();
+    const heartbeat = setInterval(() => void send(), 5_000);
     deps.log(`${data.plan}: attempt ${attempt} of batch ${data.batchId} started in ${checkout.path}`);
     let report: Omit<AttemptReport, 'final'>;
     try {
@@ -140,7 +141,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
           if (e.type === 'iteration-start') {
             progress.iteration = e.iteration;
             progress.maxIterations = e.maxIterations;
-            send();
+            void send();
           }
         },
         head: () => git(checkout.path, ['rev-parse', 'HEAD']),
