@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { branchName, RETRYABLE, runDirName, type RunPlanFn } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
@@ -74,6 +74,8 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
 
   const processor = async (job: Job<QueueJobData, JobResult>, token?: string): Promise<JobResult> => {
     const data = job.data;
+    // A job from a newer ralph: fail it with a reason the coordinator shows, rather than guess.
+    if (data?.v !== 1) throw new UnrecoverableError(`job format ${String(data?.v)} is not one this ralph understands; upgrade ralph on worker ${me.host}`);
     const cancelKey = batchKey(data.batchId, 'cancel');
     if ((await redis.get(cancelKey)) !== null) return { skipped: 'the batch was cancelled before this plan started' };
     const attemptsKey = batchKey(data.batchId, 'attempts');
