@@ -8,6 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { dataDir, ralphBin, repoDir, timed } from './lib.mjs';
 
 const PLANS = 32;
@@ -101,6 +102,8 @@ try {
   const wide = await run(4, 4);
   const ratio = base / wide;
   console.log(`1 worker x 1: ${(base / 1000).toFixed(2)} s; 4 workers x 4: ${(wide / 1000).toFixed(2)} s (${PLANS} plans, ${SLEEP_S} s each, one redis-server, bare remote on disk)`);
+  // 16 plans at once on a small machine compete for its cores: say how busy it was.
+  console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
   console.log(`RESULT queue: ratio=${ratio.toFixed(1)}x (goal >= ${GOAL}x) baseline_1x1_ms=${Math.round(base)} w4x4_ms=${Math.round(wide)}`);
   process.exitCode = ratio >= GOAL ? 0 : 1;
 } finally {
