@@ -172,13 +172,20 @@ export class Collector {
   /** A worker's report of one attempt. Returns false when it was not used (already handled, or a straggler). */
   async report(r: AttemptReport, latestAttempt: number): Promise<boolean> {
     const s = this.states.get(r.plan);
-    if (!s || s.final || s.handled.has(r.attempt) || r.attempt < this.deps.firstAttempt(r.plan)) return false;
+    if (!s || s.final || r.attempt < this.deps.firstAttempt(r.plan)) return false;
     const { out, emit } = this.deps;
+    const stub = r.final && (RETRYABLE.has(r.outcome) || r.outcome === 'invalid');
     if (r.final && r.attempt < latestAttempt) {
       // Its job lock expired and another worker took the plan up: that run's result is the one.
-      emit({ type: 'warning', plan: r.plan, message: `attempt ${r.attempt} on ${workerName(r.worker)} ended after the plan was taken up again by another worker; its result is kept only on that worker` });
+      if (!s.handled.has(r.attempt)) emit({ type: 'warning', plan: r.plan, message: `attempt ${r.attempt} on ${workerName(r.worker)} ended after the plan was taken up again by another worker; its result is kept only on that worker` });
       s.handled.add(r.attempt);
       return false;
+    }
+    if (s.handled.has(r.attempt)) {
+      // Handled already, except for one case: a coordinator stopped between moving a final failed
+      // attempt into attempts/ and writing the error stub in its place. Write the stub now.
+      if (!stub || (await pathExists(resultPath(out, r.plan)))) return false;
+      return this.finish(s, r, true);
     }
     await this.writeRunFiles(r);
     const partial = partialPath(out, r.plan);
@@ -191,15 +198,17 @@ export class Collector {
       emit({ type: 'plan-retry', plan: r.plan, attempt: r.attempt + 1, outcome: r.outcome, reason: r.reason, movedTo });
       return true;
     }
-    const stub = RETRYABLE.has(r.outcome) || r.outcome === 'invalid';
-    const final = resultPath(out, r.plan);
-    if (stub) {
-      s.previous.push(await moveAside(out, partial, `${r.plan}.attempt-${r.attempt}.md`));
-      await writeFileAtomic(final, renderErrorStub(r.plan, this.facts(s, r)));
-    } else {
-      await rename(partial, final);
-    }
+    if (stub) s.previous.push(await moveAside(out, partial, `${r.plan}.attempt-${r.attempt}.md`));
+    else await rename(partial, resultPath(out, r.plan));
     s.handled.add(r.attempt);
+    return this.finish(s, r, stub);
+  }
+
+  /** The plan's one `.md` is in place (or, for a stub, written now): the plan is done. */
+  private async finish(s: PlanState, r: AttemptReport, stub: boolean): Promise<boolean> {
+    const { out, emit } = this.deps;
+    const final = resultPath(out, r.plan);
+    if (stub) await writeFileAtomic(final, renderErrorStub(r.plan, this.facts(s, r)));
     s.final = true;
     emit({ type: 'plan-end', plan: r.plan, attempt: r.attempt, outcome: r.outcome, reason: r.reason, verdict: stub ? 'error' : r.verdict, resultFile: final, iterations: r.iterations, costUsd: r.costUsd });
     return true;
