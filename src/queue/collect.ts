@@ -165,7 +165,7 @@ export class Collector {
     }
     if (p.iteration > s.iteration) {
       s.iteration = p.iteration;
-      emit({ type: 'run', plan, attempt: p.attempt, event: { type: 'iteration-start', iteration: p.iteration, maxIterations: p.maxIterations, fresh: p.iteration === 1, prompt: 'full' } });
+      emit({ type: 'run', plan, attempt: p.attempt, event: { type: 'iteration-start', iteration: p.iteration, maxIterations: p.maxIterations, fresh: p.fresh, prompt: p.prompt } });
     }
   }
 

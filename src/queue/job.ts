@@ -41,6 +41,9 @@ export interface JobProgress {
   startedAt: string;
   iteration: number;
   maxIterations: number;
+  /** How the current iteration started (the loop's iteration-start event). */
+  fresh: boolean;
+  prompt: 'full' | 'condensed' | 'resume' | 'continue';
   at: string;
 }
 

@@ -117,6 +117,8 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
       startedAt: now().toISOString(),
       iteration: 0,
       maxIterations: 0,
+      fresh: true,
+      prompt: 'full',
       at: now().toISOString(),
     };
     const send = () => {
@@ -143,6 +145,8 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
           if (e.type === 'iteration-start') {
             progress.iteration = e.iteration;
             progress.maxIterations = e.maxIterations;
+            progress.fresh = e.fresh;
+            progress.prompt = e.prompt;
             void send();
           }
         },
