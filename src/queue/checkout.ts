@@ -51,11 +51,17 @@ export class Checkouts {
     }
   }
 
+  /** Commits known to be in a clone: every plan of a batch starts from the same one. */
+  private readonly known = new Set<string>();
+
   private async hasCommit(dir: string, commit: string): Promise<boolean> {
-    return git(dir, ['cat-file', '-e', `${commit}^{commit}`]).then(
+    if (this.known.has(`${dir}\0${commit}`)) return true;
+    const has = await git(dir, ['cat-file', '-e', `${commit}^{commit}`]).then(
       () => true,
       () => false,
     );
+    if (has) this.known.add(`${dir}\0${commit}`);
+    return has;
   }
 
   /** A fresh worktree at `path` on `branch`, from the branch as last pushed when `continueBranch`, else from `commit`. */

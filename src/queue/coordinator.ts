@@ -185,7 +185,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
   const now = deps.now ?? (() => new Date());
   const emit = deps.onEvent ?? (() => undefined);
   const signal = deps.signal ?? new AbortController().signal;
-  const pollMs = deps.pollMs ?? 250;
+  const pollMs = deps.pollMs ?? 500;
   const resumed = options.resume !== undefined;
   let file: QueuedBatchFile;
   let q: QueueUrl;
