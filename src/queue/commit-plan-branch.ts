@@ -12,14 +12,19 @@ export interface CommitPlanBranchOptions {
 /** An identity for the commit where the machine has none (a fresh worker host often has none). */
 const FALLBACK_IDENTITY = { GIT_AUTHOR_NAME: 'ralph', GIT_AUTHOR_EMAIL: 'ralph@localhost', GIT_COMMITTER_NAME: 'ralph', GIT_COMMITTER_EMAIL: 'ralph@localhost' };
 
-async function hasIdentity(cwd: string): Promise<boolean> {
-  if (process.env.GIT_COMMITTER_EMAIL && process.env.GIT_AUTHOR_EMAIL) return true;
-  try {
-    await git(cwd, ['config', 'user.email']);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether git has an identity for commits, asked once per process: a worker's clones are made by
+ * ralph and hold no identity of their own, so the answer is the machine's git config.
+ */
+let identity: Promise<boolean> | undefined;
+
+function hasIdentity(cwd: string): Promise<boolean> {
+  if (process.env.GIT_COMMITTER_EMAIL && process.env.GIT_AUTHOR_EMAIL) return Promise.resolve(true);
+  identity ??= git(cwd, ['config', 'user.email']).then(
+    () => true,
+    () => false,
+  );
+  return identity;
 }
 
 /** Stages everything and commits it when anything changed; `commit` is null when nothing did. */
