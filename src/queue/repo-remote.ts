@@ -64,15 +64,20 @@ export async function planPathsInCommit(remote: RepoRemote, plans: BatchPlan[]):
   const top = await realpath(remote.top);
   for (const plan of plans) {
     const rel = relative(top, await realpath(plan.path));
-    if (rel.startsWith('..') || isAbsolute(rel)) {
-      problems.push(`${plan.path}: outside the repository ${remote.top}; workers read plans from their checkout`);
-      continue;
+    if (rel.startsWith('..') || isAbsolute(rel)) problems.push(`${plan.path}: outside the repository ${remote.top}; workers read plans from their checkout`);
+    else paths.set(plan.id, rel.split(sep).join('/'));
+  }
+  if (paths.size > 0) {
+    // Two git calls for the whole batch, not two per plan.
+    const list = [...paths.values()];
+    const split = (out: string | null) => new Set((out ?? '').split('\0').filter(Boolean));
+    const committed = split(await tryGit(top, ['ls-tree', '-r', '-z', '--name-only', remote.commit, '--', ...list]));
+    const changed = split(await tryGit(top, ['diff', '--name-only', '-z', remote.commit, '--', ...list]));
+    for (const plan of plans) {
+      const posix = paths.get(plan.id);
+      if (posix === undefined || (committed.has(posix) && !changed.has(posix))) continue;
+      problems.push(`${plan.path}: ${committed.has(posix) ? 'has changes that are not committed' : 'not committed'}; workers read the plan from commit ${remote.commit.slice(0, 12)}`);
     }
-    const posix = rel.split(sep).join('/');
-    const inCommit = await tryGit(top, ['cat-file', '-e', `${remote.commit}:${posix}`]);
-    const unchanged = inCommit !== null && (await tryGit(top, ['diff', '--quiet', remote.commit, '--', posix])) !== null;
-    if (!unchanged) problems.push(`${plan.path}: ${inCommit === null ? 'not committed' : 'has changes that are not committed'}; workers read the plan from commit ${remote.commit.slice(0, 12)}`);
-    paths.set(plan.id, posix);
   }
   if (problems.length) {
     throw new UsageError(`cannot queue the batch:\n${problems.map((p) => `  ${p}`).join('\n')}`, `commit the plans and push: git push ${remote.remoteName} HEAD`);

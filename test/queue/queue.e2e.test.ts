@@ -2,7 +2,7 @@
 // and as workers (`ralph worker`), each worker with its own workdir, a bare repository on disk
 // as the remote, Debian's redis-server with persistence on, and the scripted agent of
 // test/fixtures/batch/agent.mjs. Needs dist/ (npm run build).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
@@ -12,6 +12,7 @@ import {
   git,
   killQuietly,
   killStarted,
+  planText,
   processesMentioning,
   ralph,
   read,
@@ -277,6 +278,17 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^ralph: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/2: .*ECONNREFUSED`));
     expect(r.stderr).not.toContain('secret');
+    expect(existsSync(join(w.dir, 'out'))).toBe(false);
+  });
+
+  it('plans that are not committed as they are (workers read them from the commit)', async () => {
+    const w = ws({ u1: 'complete', u2: 'complete' });
+    writeFileSync(join(w.repo, 'plans', 'u2.md'), planText('u2', 'fail'));
+    writeFileSync(join(w.repo, 'plans', 'u3.md'), planText('u3', 'complete'));
+    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    expect(await r.exited).toBe(64);
+    expect(r.stderr).toMatch(/^ralph: cannot queue the batch:\n  \S+\/plans\/u2\.md: has changes that are not committed; workers read the plan from commit [0-9a-f]{12}\n  \S+\/plans\/u3\.md: not committed; /);
+    expect(r.stderr).not.toContain('u1.md');
     expect(existsSync(join(w.dir, 'out'))).toBe(false);
   });
 
