@@ -249,3 +249,23 @@ export const LIMITS = {
 
 /** Plan ids name files (`<id>.md.partial` in a batch): at most this many UTF-8 bytes. */
 export const MAX_PLAN_ID_BYTES = 100;
+
+/** Queued batches (docs/queue.md): the BullMQ queue every coordinator and worker share, and ralph's own keys beside it. */
+export const QUEUE = {
+  /** The BullMQ queue name. */
+  name: 'ralph',
+  /** Prefix of ralph's per-batch keys: `<prefix><batch id>:<suffix>`. */
+  keyPrefix: 'ralph:batch:',
+  keys: { attempts: 'attempts', reports: 'reports', cancel: 'cancel', warnings: 'warnings' },
+  /** BullMQ attempts per job: the first run and the one retry (docs/queue.md). */
+  attempts: 2,
+  /** Bound on connecting to Redis before anything is enqueued. */
+  connectTimeoutMs: 5_000,
+  /** Bound on `git ls-remote` when the coordinator checks the remote. */
+  remoteCheckTimeoutMs: 20_000,
+  /** BullMQ's defaults for a worker's job lock and the stalled-job check. */
+  lockDurationMs: 30_000,
+  stalledIntervalMs: 30_000,
+  /** How long our per-batch keys and finished jobs stay in Redis. */
+  keepSeconds: 14 * 24 * 3600,
+} as const;

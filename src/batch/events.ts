@@ -4,8 +4,8 @@ import type { RunEvent } from '../loop/events.js';
 import type { AttemptOutcome, IsolateMode, Verdict } from './types.js';
 
 export type BatchEvent =
-  | { type: 'batch-start'; batchId: string; out: string; plans: string[]; toRun: string[]; concurrency: number; isolate: IsolateMode; resumed: boolean }
-  | { type: 'plan-start'; plan: string; attempt: number; runDir: string; cwd: string; branch: string | null; worktree: string | null }
+  | { type: 'batch-start'; batchId: string; out: string; plans: string[]; toRun: string[]; concurrency: number; isolate: IsolateMode; resumed: boolean; queue?: string }
+  | { type: 'plan-start'; plan: string; attempt: number; runDir: string; cwd: string; branch: string | null; worktree: string | null; worker?: string }
   | { type: 'run'; plan: string; attempt: number; event: RunEvent }
   | { type: 'plan-retry'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; movedTo: string }
   | { type: 'plan-end'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; verdict: Verdict; resultFile: string; iterations: number | null; costUsd: number | null }

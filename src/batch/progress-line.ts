@@ -8,9 +8,10 @@ import { formatCost } from './result-file.js';
 export function describe(e: BatchEvent): string | null {
   switch (e.type) {
     case 'batch-start':
+      if (e.queue) return `batch ${e.batchId}: ${e.toRun.length} of ${e.plans.length} plans on the queue ${e.queue}; results in ${e.out}`;
       return `batch ${e.batchId}: ${e.toRun.length} of ${e.plans.length} plans to run, ${e.concurrency} at a time${e.isolate === 'worktree' ? ', each in its own worktree' : ''}; results in ${e.out}`;
     case 'plan-start':
-      return `${e.plan}: attempt ${e.attempt} started${e.branch ? ` on ${e.branch}` : ''}`;
+      return `${e.plan}: attempt ${e.attempt} started${e.branch ? ` on ${e.branch}` : ''}${e.worker ? ` by worker ${oneLine(e.worker, 120)}` : ''}`;
     case 'run': {
       const ev = e.event;
       if (ev.type === 'iteration-start') return `${e.plan}: iteration ${ev.iteration}/${ev.maxIterations}`;

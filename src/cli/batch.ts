@@ -15,6 +15,7 @@ interface BatchFlags extends RawExecFlags {
   isolate?: 'worktree' | 'none';
   planTimeout?: number;
   json?: boolean;
+  queue?: string;
 }
 
 /** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
@@ -35,7 +36,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
     .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout', LIMITS.planTimeoutMs))
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
-    .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');
+    .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
+    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine (docs/queue.md)');
   addExecOptions(command);
   // Each plan of a batch has its own run directory and summary: these two exec options are refused here.
   for (const option of command.options) if (option.long === '--run-dir' || option.long === '--summary') option.hideHelp();
@@ -88,6 +90,19 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
       },
     };
     try {
+      // Queued batches (docs/queue.md): the same files, the plans run by `ralph worker`s.
+      const { isQueuedBatch } = await import('../queue/is-queued-batch.js');
+      if (flags.queue !== undefined || (flags.resume !== undefined && (await isQueuedBatch(process.cwd(), flags.resume)))) {
+        const { runQueuedBatch } = await import('../queue/index.js');
+        const refused = flags.concurrency !== undefined ? '--concurrency' : flags.isolate !== undefined ? '--isolate' : undefined;
+        if (refused) throw new UsageError(`${refused} does not apply to a queued batch: each worker sets its own (ralph worker --concurrency N) and always uses a checkout per plan`);
+        const summary = await runQueuedBatch(
+          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out, planTimeoutMs: flags.planTimeout, exec: sharedExecOptions(flags, passThrough) },
+          { signal: controller.signal, onEvent: deps.onEvent },
+        );
+        ctx.exitCode = summary.exitCode;
+        return;
+      }
       const summary = await runBatch(
         {
           cwd: process.cwd(),

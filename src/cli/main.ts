@@ -12,8 +12,9 @@ import { registerValidate } from './validate.js';
 import { registerReport } from './report.js';
 import { registerBatch } from './batch.js';
 import { registerConfig } from './config.js';
+import { registerWorker } from './worker.js';
 
-const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch, registerConfig];
+const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch, registerConfig, registerWorker];
 
 export async function main(
   argv: string[],

@@ -13,7 +13,15 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
     .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
     .option('--run-dir <dir>', 'a run directory to read directly')
     .option('--json', 'print the status as one JSON object')
-    .action(async (run: string, flags: { cwd?: string; runDir?: string; json?: boolean }) => {
+    .option('--queue <url>', 'instead: which worker runs which plan of queued batches on this Redis (docs/queue.md)')
+    .action(async (run: string, flags: { cwd?: string; runDir?: string; json?: boolean; queue?: string }) => {
+      if (flags.queue !== undefined) {
+        const { parseQueueUrl } = await import('../queue/redis-url.js');
+        const { readQueueStatus, renderQueueStatus } = await import('../queue/queue-status.js');
+        const s = await readQueueStatus(parseQueueUrl(flags.queue));
+        ctx.stdout.write(flags.json ? `${JSON.stringify(s)}\n` : renderQueueStatus(s, new Date()));
+        return;
+      }
       ctx.exitCode = statusCommand(run, flags, ctx);
     });
 };

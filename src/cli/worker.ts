@@ -1,0 +1,61 @@
+// `ralph worker --queue URL`: takes plans off a queued batch's queue and runs them (docs/queue.md).
+// The command owns SIGINT/SIGTERM: the first drains (running plans finish, no new ones start), the
+// second hands the running plans back to the queue for another worker.
+import { UsageError } from '../errors.js';
+import { duration, positiveInt } from './exec-options.js';
+import type { RegisterCommand } from './context.js';
+
+interface WorkerFlags {
+  queue?: string;
+  concurrency?: number;
+  workdir?: string;
+  lockDuration?: number;
+  stalledInterval?: number;
+}
+
+export const registerWorker: RegisterCommand = (program, ctx) => {
+  program
+    .command('worker')
+    .description('run plans from a queued batch (`ralph batch --queue`): clone, run, commit, push, report')
+    .option('--queue <url>', 'the Redis of the queue: redis://host:port[/db]')
+    .option('--concurrency <n>', 'plans running at once on this machine (default 1)', positiveInt('--concurrency'))
+    .option('--workdir <dir>', 'clones, worktrees and run directories (default: ~/.ralph/worker)')
+    .option('--lock-duration <duration>', "how long a job's lock lasts without renewal; a dead worker's job is taken up after it (default 30s)", duration('--lock-duration'))
+    .option('--stalled-interval <duration>', 'how often this worker looks for jobs whose worker died (default 30s)', duration('--stalled-interval'))
+    .addHelpText('after', '\nSignals: SIGTERM (or Ctrl+C) once: finish the running plans, take no new ones; twice: stop them and hand their jobs back.\nExit codes: 0 stopped after draining, 1 a queue or git error (e.g. cannot clone), 64 usage error, 130 handed jobs back.')
+    .action(async (flags: WorkerFlags) => {
+      if (flags.queue === undefined) throw new UsageError('--queue is required', 'usage: ralph worker --queue redis://host:port[/db] [--concurrency N] [--workdir DIR]');
+      const { parseQueueUrl, startWorker } = await import('../queue/index.js');
+      const { probeRedis } = await import('../queue/redis-connection.js');
+      const { loadRunPlan } = await import('../batch/index.js');
+      const { homedir } = await import('node:os');
+      const { join, resolve } = await import('node:path');
+      const q = parseQueueUrl(flags.queue);
+      await probeRedis(q);
+      const log = (line: string) => void ctx.stderr.write(`${new Date().toISOString().slice(0, 19)}Z ralph worker: ${line}\n`);
+      const worker = await startWorker(
+        {
+          queue: q,
+          concurrency: flags.concurrency ?? 1,
+          workdir: flags.workdir ? resolve(flags.workdir) : join(homedir(), '.ralph', 'worker'),
+          lockDurationMs: flags.lockDuration,
+          stalledIntervalMs: flags.stalledInterval,
+        },
+        { runPlan: await loadRunPlan(), log },
+      );
+      let signals = 0;
+      const onSignal = () => {
+        signals++;
+        if (signals === 1) worker.drain();
+        else worker.handBack();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        ctx.exitCode = await worker.done;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+};

@@ -1,0 +1,145 @@
+// A worker's checkouts (docs/queue.md): one bare clone per remote under `<workdir>/repos`, reused
+// between jobs and fetched only when a job's commit is missing; one worktree per job attempt under
+// `<workdir>/jobs/<batch>/`, on the plan's branch. git calls on one clone run one at a time, since
+// git locks the repository while it adds worktrees or fetches.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathExists } from '../util/path-exists.js';
+import { git, GitError } from './git.js';
+
+/** The worker cannot get the code at all: the job goes back to the queue for another worker. */
+export class CloneError extends Error {}
+
+export interface JobCheckout {
+  path: string;
+  /** What the plan started from: the job's commit, or the branch a previous attempt pushed. */
+  base: string;
+}
+
+export class Checkouts {
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly pushes = new Map<string, PendingPush[]>();
+
+  constructor(
+    private readonly workdir: string,
+    private readonly timeoutMs = 10 * 60_000,
+  ) {}
+
+  private serial<T>(key: string, step: () => Promise<T>): Promise<T> {
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(step);
+    this.chains.set(key, next.catch(() => undefined));
+    return next;
+  }
+
+  private repoDir(remote: string): string {
+    return join(this.workdir, 'repos', `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
+  }
+
+  private async clone(remote: string, dir: string): Promise<void> {
+    if (await pathExists(join(dir, 'HEAD'))) return;
+    await mkdir(join(this.workdir, 'repos'), { recursive: true });
+    // Cloned beside, then renamed: a clone cut short is never mistaken for a usable one.
+    const tmp = `${dir}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await git(this.workdir, ['clone', '--bare', '--quiet', remote, tmp], { timeoutMs: this.timeoutMs });
+      await git(tmp, ['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+      await rename(tmp, dir);
+    } catch (error) {
+      await rm(tmp, { recursive: true, force: true });
+      throw new CloneError(`cannot clone ${remote}: ${error instanceof GitError ? error.message.replace(/^git clone failed: /, '') : String(error)}`);
+    }
+  }
+
+  /** Commits known to be in a clone: every plan of a batch starts from the same one. */
+  private readonly known = new Set<string>();
+
+  private async hasCommit(dir: string, commit: string): Promise<boolean> {
+    if (this.known.has(`${dir}\0${commit}`)) return true;
+    const has = await git(dir, ['cat-file', '-e', `${commit}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+    if (has) this.known.add(`${dir}\0${commit}`);
+    return has;
+  }
+
+  /** A fresh worktree at `path` on `branch`, from the branch as last pushed when `continueBranch`, else from `commit`. */
+  prepare(input: { remote: string; commit: string; branch: string; path: string; continueBranch: boolean }): Promise<JobCheckout> {
+    const dir = this.repoDir(input.remote);
+    return this.serial(dir, async () => {
+      await this.clone(input.remote, dir);
+      const fetch = async () => {
+        try {
+          await git(dir, ['fetch', '--quiet', '--prune', 'origin'], { timeoutMs: this.timeoutMs });
+        } catch (error) {
+          throw new CloneError(`cannot fetch from ${input.remote}: ${(error as Error).message}`);
+        }
+      };
+      if (input.continueBranch || !(await this.hasCommit(dir, input.commit))) {
+        await fetch();
+        if (!(await this.hasCommit(dir, input.commit))) throw new CloneError(`commit ${input.commit.slice(0, 12)} is not on ${input.remote}`);
+      }
+      const pushed = `refs/remotes/origin/${input.branch}`;
+      const base = input.continueBranch && (await git(dir, ['rev-parse', '--verify', '--quiet', pushed]).catch(() => '')) ? pushed : input.commit;
+      if (await pathExists(input.path)) {
+        await git(dir, ['worktree', 'remove', '--force', input.path]).catch(() => rm(input.path, { recursive: true, force: true }));
+        await git(dir, ['worktree', 'prune']);
+      }
+      await mkdir(join(input.path, '..'), { recursive: true });
+      const add = () => git(dir, ['worktree', 'add', '--quiet', '-B', input.branch, input.path, base]);
+      // A retry on this worker finds the branch checked out in the earlier attempt's worktree.
+      await add().catch(async () => {
+        await this.releaseBranch(dir, input.branch);
+        await add();
+      });
+      return { path: input.path, base: base === input.commit ? input.commit : await git(dir, ['rev-parse', base]) };
+    });
+  }
+
+  /** An earlier attempt's worktree, kept for review, lets go of the branch (its HEAD stays where it was). */
+  private async releaseBranch(dir: string, branch: string): Promise<void> {
+    const list = await git(dir, ['worktree', 'list', '--porcelain']);
+    for (const block of list.split('\n\n')) {
+      const path = /^worktree (.*)$/m.exec(block)?.[1];
+      if (path && block.includes(`\nbranch refs/heads/${branch}`)) await git(path, ['checkout', '--quiet', '--detach']);
+    }
+  }
+
+  /**
+   * Pushes `head` to the remote branch. Pushes asked for while the clone is busy go out together
+   * in one `git push` (a push costs a few processes on both ends; a worker running several plans
+   * at once would otherwise spend much of its time on them). One that fails is retried alone, so
+   * each plan gets its own error.
+   */
+  push(input: { remote: string; branch: string; head: string }): Promise<void> {
+    const dir = this.repoDir(input.remote);
+    return new Promise((resolve, reject) => {
+      const waiting = this.pushes.get(dir);
+      if (waiting) return void waiting.push({ ...input, resolve, reject });
+      this.pushes.set(dir, [{ ...input, resolve, reject }]);
+      void this.serial(dir, () => this.flushPushes(dir));
+    });
+  }
+
+  private async flushPushes(dir: string): Promise<void> {
+    const batch = this.pushes.get(dir) ?? [];
+    this.pushes.delete(dir);
+    const refspec = (p: PendingPush) => `${p.head}:refs/heads/${p.branch}`;
+    const push = (specs: string[]) => git(dir, ['push', '--quiet', 'origin', ...specs], { timeoutMs: this.timeoutMs });
+    try {
+      await push(batch.map(refspec));
+      for (const p of batch) p.resolve();
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error as Error);
+      for (const p of batch) await push([refspec(p)]).then(p.resolve, p.reject);
+    }
+  }
+}
+
+interface PendingPush {
+  head: string;
+  branch: string;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}

@@ -1,0 +1,338 @@
+// `ralph batch --queue` as a function (docs/queue.md): checks everything before it enqueues (the
+// queue URL, the repository's remote and commit, the plans, Redis), puts one job per plan on the
+// shared BullMQ queue, and collects the workers' reports into the same files a local batch writes.
+// It never prints and never installs signal handlers: the caller passes an AbortSignal (Ctrl+C
+// cancels the batch's waiting jobs and asks the running ones to stop) and subscribes to events.
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUE } from '../contract.js';
+import { UsageError } from '../errors.js';
+import {
+  BATCH_FILE,
+  batchExitCode,
+  countComplete,
+  INDEX_FILE,
+  readBatchFile,
+  readRows,
+  renderIndex,
+  REPORT_FILE,
+  resolvePlans,
+  writeBatchFile,
+  writeBatchReport,
+  type BatchEvent,
+  type BatchFile,
+  type BatchPlan,
+  type BatchSummary,
+  type SharedExecOptions,
+} from '../batch/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { pathExists } from '../util/path-exists.js';
+import { Collector } from './collect.js';
+import { batchKey, jobId, type AttemptReport, type JobProgress, type QueueJobData } from './job.js';
+import { openRedis, probeRedis } from './redis-connection.js';
+import { parseQueueUrl, type QueueUrl } from './redis-url.js';
+import { checkRepoRemote, planPathsInCommit } from './repo-remote.js';
+
+export interface QueuedBatchOptions {
+  cwd: string;
+  /** The --queue URL; on --resume, taken from batch.json when not given. */
+  queue?: string;
+  plans?: string[];
+  resume?: string;
+  out?: string;
+  planTimeoutMs?: number;
+  exec?: SharedExecOptions;
+}
+
+export interface QueuedBatchDeps {
+  signal?: AbortSignal;
+  onEvent?: (e: BatchEvent) => void;
+  now?: () => Date;
+  pollMs?: number;
+}
+
+/** What batch.json holds beyond a local batch's fields. */
+export interface QueueInfo {
+  /** The URL with its password masked: --resume asks for --queue again when it had one. */
+  url: string;
+  name: string;
+  remote: string;
+  commit: string;
+  repo: string;
+  /** Plan id → the plan's path in the repository. */
+  planPaths: Record<string, string>;
+  /** Plan id → the attempt its current job starts at. */
+  firstAttempts: Record<string, number>;
+  exec: SharedExecOptions;
+}
+
+type QueuedBatchFile = BatchFile & { queue: QueueInfo };
+
+function batchIdAt(at: Date): string {
+  const iso = at.toISOString();
+  // The random tail keeps ids apart when two machines start batches in the same second: the id
+  // names the plans' branches on the shared remote and the batch's keys in the shared Redis.
+  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+function insideRepo(top: string, path: string, what: string): string {
+  const rel = relative(top, path);
+  if (rel.startsWith('..') || isAbsolute(rel)) throw new UsageError(`${what} ${path} is outside the repository ${top}; a worker only has its checkout`);
+  return rel.split(sep).join('/');
+}
+
+/** Exec options as a worker applies them: the working directory relative to the checkout. */
+function execForWorkers(exec: SharedExecOptions, cwd: string, top: string): SharedExecOptions {
+  const { cwd: execCwd, ...rest } = exec;
+  const rel = insideRepo(top, resolve(cwd, execCwd ?? cwd), 'the working directory');
+  return rel === '' ? rest : { ...rest, cwd: rel };
+}
+
+async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () => Date): Promise<QueuedBatchFile> {
+  const plans = await resolvePlans(options.plans ?? [], options.cwd);
+  const remote = await checkRepoRemote(options.cwd);
+  const planPaths = await planPathsInCommit(remote, plans);
+  const exec = execForWorkers(options.exec ?? {}, options.cwd, remote.top);
+  await probeRedis(q);
+  const at = now();
+  const batchId = batchIdAt(at);
+  const out = options.out ? resolve(options.cwd, options.out) : resolve(options.cwd, '.ralph', 'batches', batchId);
+  if (await pathExists(join(out, BATCH_FILE))) throw new UsageError(`${out} already holds a batch`, `continue it with: ralph batch --resume ${out}`);
+  await mkdir(out, { recursive: true });
+  const stamp = at.toISOString();
+  return {
+    version: 1,
+    batchId,
+    createdAt: stamp,
+    updatedAt: stamp,
+    cwd: options.cwd,
+    out,
+    options: { concurrency: 0, isolate: 'worktree', planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} },
+    repo: remote.top,
+    plans,
+    status: 'running',
+    complete: null,
+    exitCode: null,
+    results: [],
+    queue: {
+      url: q.display,
+      name: QUEUE.name,
+      remote: remote.url,
+      commit: remote.commit,
+      repo: remote.top,
+      planPaths: Object.fromEntries(planPaths),
+      firstAttempts: Object.fromEntries(plans.map((p) => [p.id, 1])),
+      exec,
+    },
+  };
+}
+
+async function resumedQueuedBatch(options: QueuedBatchOptions, now: () => Date): Promise<{ file: QueuedBatchFile; q: QueueUrl }> {
+  if (options.plans?.length) throw new UsageError('--resume takes the batch folder only; its plans are in its batch.json');
+  const out = resolve(options.cwd, options.resume!);
+  const file = (await readBatchFile(out)) as QueuedBatchFile;
+  if (!file.queue) throw new UsageError(`${out} holds a local batch, not a queued one`, `resume it without --queue: ralph batch --resume ${out}`);
+  const given = options.queue ?? file.queue.url;
+  if (options.queue === undefined && file.queue.url.includes(':***@')) {
+    throw new UsageError(`the queue URL of ${out} had a password, which batch.json does not keep`, 'give it again: ralph batch --resume <out> --queue redis://…');
+  }
+  const q = parseQueueUrl(given);
+  await probeRedis(q);
+  return {
+    file: { ...file, out, updatedAt: now().toISOString(), status: 'running', options: { ...file.options, planTimeoutMs: options.planTimeoutMs ?? file.options.planTimeoutMs } },
+    q,
+  };
+}
+
+function jobData(file: QueuedBatchFile, plan: BatchPlan): QueueJobData {
+  return {
+    v: 1,
+    batchId: file.batchId,
+    plan: plan.id,
+    planPath: file.queue.planPaths[plan.id]!,
+    remote: file.queue.remote,
+    commit: file.queue.commit,
+    exec: file.queue.exec,
+    planTimeoutMs: file.options.planTimeoutMs,
+    firstAttempt: file.queue.firstAttempts[plan.id] ?? 1,
+    coordinator: hostname(),
+  };
+}
+
+const JOB_OPTIONS = {
+  attempts: QUEUE.attempts,
+  removeOnComplete: { age: QUEUE.keepSeconds },
+  removeOnFail: { age: QUEUE.keepSeconds },
+};
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((r) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      r();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBatchDeps = {}): Promise<BatchSummary> {
+  const now = deps.now ?? (() => new Date());
+  const emit = deps.onEvent ?? (() => undefined);
+  const signal = deps.signal ?? new AbortController().signal;
+  const pollMs = deps.pollMs ?? 500;
+  const resumed = options.resume !== undefined;
+  let file: QueuedBatchFile;
+  let q: QueueUrl;
+  if (resumed) {
+    ({ file, q } = await resumedQueuedBatch(options, now));
+  } else {
+    if (options.queue === undefined) throw new UsageError('--queue needs a Redis URL');
+    q = parseQueueUrl(options.queue);
+    file = await newQueuedBatch(options, q, now);
+  }
+  const { out, batchId } = file;
+
+  let lastRedisError = '';
+  const redis: Redis = openRedis(q, (m) => {
+    if (m === lastRedisError) return;
+    lastRedisError = m;
+    emit({ type: 'warning', message: `redis: ${m}; waiting for it to come back` });
+  });
+  redis.on('ready', () => (lastRedisError = ''));
+  const queue = new Queue<QueueJobData>(QUEUE.name, { connection: redis });
+  queue.on('error', () => undefined);
+  try {
+    const collector = new Collector({ out, batchId, emit, now, firstAttempt: (plan) => file.queue.firstAttempts[plan] ?? 1 }, file.plans);
+    const notes = new Map<string, string[]>();
+    const byId = new Map(file.plans.map((p) => [p.id, p]));
+    const attemptsKey = batchKey(batchId, 'attempts');
+    const reportsKey = batchKey(batchId, 'reports');
+    const cancelKey = batchKey(batchId, 'cancel');
+    const warningsKey = batchKey(batchId, 'warnings');
+
+    const enqueue = async (plans: BatchPlan[], replace: boolean) => {
+      for (const plan of plans) {
+        const id = jobId(batchId, plan.id);
+        if (replace) {
+          file.queue.firstAttempts[plan.id] = Number((await redis.hget(attemptsKey, plan.id)) ?? 0) + 1;
+          await queue.remove(id).catch(() => undefined);
+        }
+      }
+      await writeBatchFile(out, file);
+      await queue.addBulk(plans.map((plan) => ({ name: plan.id, data: jobData(file, plan), opts: { ...JOB_OPTIONS, jobId: jobId(batchId, plan.id) } })));
+    };
+
+    let toRun = file.plans.map((p) => p.id);
+    const again: BatchPlan[] = [];
+    if (resumed) {
+      await redis.del(cancelKey);
+      const restored = await collector.restore();
+      for (const [id, n] of restored.notes) notes.set(id, n);
+      for (const [id, n] of restored.notes) for (const message of n) emit({ type: 'warning', plan: id, message });
+      // Plans to queue again: those whose result said interrupted, and those whose job is gone
+      // (cancelled before it started, or finished without a result).
+      const reports = Object.values(await redis.hgetall(reportsKey)).map((t) => JSON.parse(t) as AttemptReport);
+      for (const plan of collector.pending()) {
+        if (restored.rerun.includes(plan.id)) {
+          again.push(plan);
+          continue;
+        }
+        const state = await queue.getJobState(jobId(batchId, plan.id));
+        const first = file.queue.firstAttempts[plan.id] ?? 1;
+        const hasFinal = reports.some((r) => r.plan === plan.id && r.final && r.attempt >= first);
+        if (!hasFinal && (state === 'unknown' || state === 'completed')) again.push(plan);
+      }
+      toRun = collector.pending().map((p) => p.id);
+      if (again.length) await enqueue(again, true);
+      else await writeBatchFile(out, file);
+    } else {
+      await enqueue(file.plans, false);
+    }
+    emit({ type: 'batch-start', batchId, out, plans: file.plans.map((p) => p.id), toRun, concurrency: 0, isolate: 'worktree', resumed, queue: q.display });
+
+    let cancelled = false;
+    let warningsSeen = 0;
+    // Report fields already handed to the collector (it would ignore them again anyway).
+    const seenReports = new Set<string>();
+    let tick = 0;
+    while (collector.pending().length > 0) {
+      if (signal.aborted && !cancelled) {
+        cancelled = true;
+        await redis.set(cancelKey, String(Date.now()), 'EX', QUEUE.keepSeconds);
+        for (const plan of collector.pending()) {
+          const id = jobId(batchId, plan.id);
+          const state = await queue.getJobState(id);
+          if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
+            await queue.remove(id).catch(() => undefined);
+            collector.markNotRun(plan.id);
+          }
+        }
+        continue;
+      }
+      // Read in this order: job states, then progress, then reports. A worker writes its report
+      // before its job changes state and before the next attempt can start, so a job seen failed,
+      // or a new attempt seen starting, with no report read after it really had none.
+      const pending = collector.pending();
+      const states = new Map<string, string>();
+      if (tick % 4 === 0 || cancelled) for (const plan of pending) states.set(plan.id, await queue.getJobState(jobId(batchId, plan.id)));
+      tick++;
+      const progress: [string, JobProgress][] = [];
+      for (const job of await queue.getActive()) {
+        const data = job.data as QueueJobData | undefined;
+        const p = job.progress as Partial<JobProgress> | undefined;
+        if (data?.batchId !== batchId || !p || typeof p !== 'object' || typeof p.attempt !== 'number') continue;
+        progress.push([data.plan, p as JobProgress]);
+      }
+      const fresh = (await redis.hkeys(reportsKey)).filter((f) => !seenReports.has(f));
+      if (fresh.length) {
+        const texts = await redis.hmget(reportsKey, ...fresh);
+        const reports = texts.flatMap((t) => (t === null ? [] : [JSON.parse(t) as AttemptReport])).sort((a, b) => a.attempt - b.attempt);
+        const latest = await redis.hgetall(attemptsKey);
+        for (const r of reports) if (byId.has(r.plan)) await collector.report(r, Number(latest[r.plan] ?? r.attempt));
+        for (const f of fresh) seenReports.add(f);
+      }
+      for (const [plan, p] of progress) await collector.progress(plan, p);
+      const warnings = await redis.lrange(warningsKey, warningsSeen, -1);
+      warningsSeen += warnings.length;
+      for (const w of warnings) {
+        const { plan, message } = JSON.parse(w) as { plan?: string; message: string };
+        emit({ type: 'warning', plan, message });
+      }
+      for (const [plan, state] of states) {
+        if (collector.isFinal(plan)) continue;
+        if (state === 'failed') {
+          const job = await queue.getJob(jobId(batchId, plan));
+          await collector.jobFailed(plan, job?.failedReason || 'no reason given');
+        } else if (state === 'completed' || state === 'unknown') {
+          if (cancelled) collector.markNotRun(plan);
+          else if (state === 'unknown') {
+            emit({ type: 'warning', plan, message: 'its job was no longer on the queue; queued again' });
+            await enqueue([byId.get(plan)!], true);
+          }
+        }
+      }
+      if (collector.pending().length > 0) await sleep(pollMs, cancelled ? new AbortController().signal : signal);
+    }
+
+    const interrupted = cancelled;
+    const rows = await readRows(out, file.plans, notes);
+    const reportWarning = await writeBatchReport(out);
+    if (reportWarning) emit({ type: 'warning', message: reportWarning });
+    const indexPath = join(out, INDEX_FILE);
+    await writeFileAtomic(indexPath, renderIndex(batchId, rows, { report: reportWarning ? null : REPORT_FILE, warnings: reportWarning ? [reportWarning] : [] }));
+    const exitCode = batchExitCode(rows, interrupted);
+    const complete = countComplete(rows);
+    await writeBatchFile(out, { ...file, updatedAt: now().toISOString(), status: interrupted ? 'interrupted' : 'done', complete, exitCode, results: rows } as BatchFile);
+    emit({ type: 'batch-end', complete, total: rows.length, exitCode, interrupted, index: indexPath });
+    return { batchId, out, total: rows.length, complete, interrupted, exitCode, rows };
+  } finally {
+    await queue.close().catch(() => undefined);
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}

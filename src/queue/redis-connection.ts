@@ -1,0 +1,53 @@
+// Connections to the queue's Redis. The first is a probe with a short bound, so a bad host or a
+// Redis that is down is a one-line error before anything is enqueued; ioredis would otherwise
+// retry for ever. The long-lived ones retry for ever on purpose: a Redis restart mid-batch must
+// not end a coordinator or a worker (docs/queue.md).
+import { Redis } from 'ioredis';
+import { QUEUE } from '../contract.js';
+import { UsageError } from '../errors.js';
+import type { QueueUrl } from './redis-url.js';
+
+export async function probeRedis(q: QueueUrl, timeoutMs: number = QUEUE.connectTimeoutMs): Promise<void> {
+  const probe = new Redis(q.url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // connect() itself rejects with a bare "Connection is closed"; the cause comes as an event.
+  let cause: unknown;
+  probe.on('error', (error) => (cause ??= error));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const bounded = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+    });
+    await Promise.race([probe.connect().then(() => probe.ping()), bounded]);
+  } catch (error) {
+    throw new UsageError(`cannot reach Redis at ${q.display}: ${describe(cause ?? error)}`, 'start redis-server there, or fix --queue (see docs/queue.md)');
+  } finally {
+    clearTimeout(timer);
+    probe.disconnect();
+  }
+}
+
+function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException & { message?: string };
+  const text = String(e?.message ?? error).split('\n')[0]!;
+  return e?.code && !text.includes(e.code) ? `${e.code} ${text}` : text;
+}
+
+/**
+ * A connection for BullMQ and ralph's own keys: commands wait while Redis is away
+ * (maxRetriesPerRequest null, as BullMQ's workers require) and reconnects back off up to 2 s.
+ */
+export function openRedis(q: QueueUrl, onError?: (message: string) => void): Redis {
+  const redis = new Redis(q.url, {
+    maxRetriesPerRequest: null,
+    connectTimeout: QUEUE.connectTimeoutMs,
+    retryStrategy: (times) => Math.min(times * 100, 2_000),
+  });
+  redis.on('error', (error) => onError?.(describe(error)));
+  return redis;
+}

@@ -1,0 +1,214 @@
+// One attempt of one plan on a worker (docs/queue.md): ralph's own loop in the job's checkout,
+// the work committed on the plan's branch and pushed, and a report holding the outcome,
+// result.json, the findings and the per-plan result file, in the local batch's format.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULTS, EXIT_CODES, RUN_FILES } from '../contract.js';
+import { RalphError } from '../errors.js';
+import {
+  indexFindings,
+  progressLine,
+  readFindings,
+  readFreshSummary,
+  renderHeader,
+  renderResult,
+  summaryPathOf,
+  verdictOf,
+  type AttemptOutcome,
+  type RunPlanFn,
+} from '../batch/index.js';
+import type { RunEvent, RunResult } from '../loop/index.js';
+import { commitPlanBranch } from './commit-plan-branch.js';
+import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
+
+/** At most this much of findings.jsonl travels back; the rest stays on the worker. */
+const MAX_FINDINGS_BYTES = 4 * 1024 * 1024;
+/** Progress lines kept for the result file; a run of thousands of iterations keeps its last ones. */
+const MAX_PROGRESS_LINES = 2_000;
+
+export interface JobAttemptInput {
+  data: QueueJobData;
+  attempt: number;
+  worker: WorkerRef;
+  checkout: string;
+  runDir: string;
+  branch: string;
+  /** Earlier attempts' files in the coordinator's batch folder, for the result file. */
+  previous: string[];
+  runPlan: RunPlanFn;
+  signal: AbortSignal;
+  onEvent: (e: RunEvent) => void;
+  /** The checkout's HEAD commit. */
+  head: () => Promise<string>;
+  push: (head: string) => Promise<void>;
+  now: () => Date;
+}
+
+type Settled = { kind: 'result'; result: RunResult } | { kind: 'error'; error: unknown } | { kind: 'stuck' };
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function runBounded(input: JobAttemptInput, planPath: string, cwd: string): Promise<{ settled: Settled; timedOut: boolean }> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort(input.signal.reason);
+  if (input.signal.aborted) onAbort();
+  else input.signal.addEventListener('abort', onAbort, { once: true });
+  const timeout =
+    input.data.planTimeoutMs !== null
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(new Error('plan timeout'));
+        }, input.data.planTimeoutMs)
+      : undefined;
+  let grace: NodeJS.Timeout | undefined;
+  const stuck = new Promise<Settled>((resolve) => {
+    const arm = () => (grace = setTimeout(() => resolve({ kind: 'stuck' }), DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs));
+    if (controller.signal.aborted) arm();
+    else controller.signal.addEventListener('abort', arm, { once: true });
+  });
+  const running: Promise<Settled> = Promise.resolve()
+    .then(() => input.runPlan({ ...input.data.exec, planPath, cwd, runDir: input.runDir }, { signal: controller.signal, onEvent: input.onEvent }))
+    .then(
+      (result) => ({ kind: 'result', result }) as const,
+      (error: unknown) => ({ kind: 'error', error }) as const,
+    );
+  const settled = await Promise.race([running, stuck]);
+  clearTimeout(timeout);
+  clearTimeout(grace);
+  input.signal.removeEventListener('abort', onAbort);
+  return { settled, timedOut };
+}
+
+function endingOf(settled: Settled, timedOut: boolean, timeoutMs: number | null): { outcome: AttemptOutcome; reason: string; result: RunResult | null } {
+  const timeoutText = `plan timeout of ${Math.round((timeoutMs ?? 0) / 1000)}s reached`;
+  switch (settled.kind) {
+    case 'result': {
+      const r = settled.result;
+      if (timedOut && r.outcome === 'interrupted') return { outcome: 'timed_out', reason: `${timeoutText} (${r.reason})`, result: r };
+      return { outcome: r.outcome, reason: r.reason, result: r };
+    }
+    case 'error': {
+      const e = settled.error;
+      if (e instanceof RalphError && e.exitCode === EXIT_CODES.usage) return { outcome: 'invalid', reason: message(e), result: null };
+      return { outcome: 'crashed', reason: `the run crashed: ${message(e)}`, result: null };
+    }
+    case 'stuck': {
+      const why = 'the run did not stop when asked; left behind';
+      return timedOut ? { outcome: 'timed_out', reason: `${timeoutText}; ${why}`, result: null } : { outcome: 'interrupted', reason: why, result: null };
+    }
+    default: {
+      const never: never = settled;
+      return never;
+    }
+  }
+}
+
+async function readCapped(path: string, max: number): Promise<string> {
+  try {
+    const text = await readFile(path, 'utf8');
+    if (text.length <= max) return text;
+    return text.slice(0, text.lastIndexOf('\n', max) + 1);
+  } catch {
+    return '';
+  }
+}
+
+export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<AttemptReport, 'final'>> {
+  const { data, attempt, worker } = input;
+  const startedAt = input.now();
+  const where = (p: string) => `${worker.host}:${p}`;
+  const lines: string[] = [];
+  let dropped = 0;
+  const line = (text: string) => {
+    lines.push(text);
+    if (lines.length > MAX_PROGRESS_LINES) {
+      lines.shift();
+      dropped++;
+    }
+  };
+  line(`- ${startedAt.toISOString().slice(11, 19)} running on worker ${worker.host} (pid ${worker.pid})`);
+  const planPath = join(input.checkout, data.planPath);
+  const cwd = data.exec.cwd !== undefined ? join(input.checkout, data.exec.cwd) : input.checkout;
+
+  const onEvent = (event: RunEvent) => {
+    try {
+      const text = progressLine(event, input.now());
+      if (text !== null) line(text);
+      input.onEvent(event);
+    } catch {
+      // progress must never break the run
+    }
+  };
+  const { settled, timedOut } = await runBounded({ ...input, onEvent }, planPath, cwd);
+  const { outcome, reason, result } = endingOf(settled, timedOut, data.planTimeoutMs);
+
+  let pushed: string | null = null;
+  let pushError: string | null = null;
+  const clock = () => input.now().toISOString().slice(11, 19);
+  try {
+    const { commit } = await commitPlanBranch({ cwd: input.checkout, branch: input.branch, message: `ralph: ${data.plan} (batch ${data.batchId}, attempt ${attempt}): ${outcome}` });
+    if (commit) line(`- ${clock()} committed ${commit.slice(0, 12)} on ${input.branch}`);
+    // The agent may have committed too: push whatever the branch now points at.
+    const head = commit ?? (await input.head());
+    await input.push(head);
+    pushed = head;
+    line(`- ${clock()} pushed ${input.branch} at ${pushed.slice(0, 12)}`);
+  } catch (error) {
+    pushError = message(error);
+    line(`- ${clock()} warning: the branch was not pushed: ${pushError}`);
+  }
+
+  const findings = indexFindings(await readFindings(input.runDir).catch(() => []));
+  const verdict = outcome === 'invalid' ? 'error' : verdictOf(findings, outcome);
+  const summaryPath = await summaryPathOf(planPath);
+  const summary = summaryPath === null ? undefined : await readFreshSummary(summaryPath, startedAt);
+  const endedAt = input.now().toISOString();
+  const exitCode = result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed);
+  const header = renderHeader({ plan: data.plan, planPath: data.planPath, attempt, startedAt: startedAt.toISOString(), runDir: where(input.runDir), branch: input.branch, worktree: where(input.checkout) });
+  const text =
+    header +
+    (dropped ? `- (${dropped} earlier progress lines are in the run directory on the worker)\n` : '') +
+    lines.map((l) => `${l}\n`).join('') +
+    renderResult(
+      {
+        outcome,
+        reason,
+        exitCode,
+        attempts: attempt,
+        iterations: result?.iterations ?? null,
+        costUsd: result?.costUsd ?? null,
+        prUrl: result?.prUrl ?? null,
+        branch: input.branch,
+        worktree: where(input.checkout),
+        runDir: where(input.runDir),
+        previous: input.previous,
+        endedAt,
+      },
+      findings,
+      verdict,
+      summary,
+    );
+  return {
+    plan: data.plan,
+    attempt,
+    outcome,
+    reason,
+    exitCode,
+    iterations: result?.iterations ?? null,
+    costUsd: result?.costUsd ?? null,
+    verdict,
+    worker,
+    runDir: input.runDir,
+    checkout: input.checkout,
+    branch: input.branch,
+    pushed,
+    pushError,
+    result,
+    findings: await readCapped(join(input.runDir, RUN_FILES.findings), MAX_FINDINGS_BYTES),
+    text,
+    endedAt,
+  };
+}

@@ -1,0 +1,93 @@
+// The coordinator's files, written from workers' reports, and what a resumed coordinator makes of
+// the files an earlier one left (docs/queue.md). No Redis here: reports are fed in directly.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
+import type { BatchEvent } from '../../src/batch/index.js';
+import { Collector } from '../../src/queue/collect.js';
+import type { AttemptReport } from '../../src/queue/job.js';
+
+const worker = { id: 'h-1', host: 'h', pid: 1 };
+
+function report(plan: string, attempt: number, outcome: AttemptReport['outcome'], final: boolean): AttemptReport {
+  return {
+    plan,
+    attempt,
+    final,
+    outcome,
+    reason: `${outcome} reason`,
+    exitCode: outcome === 'complete' ? 0 : 1,
+    iterations: 1,
+    costUsd: null,
+    verdict: outcome === 'complete' ? 'safe' : 'needs-changes',
+    worker,
+    runDir: `/w/runs/b/${plan}`,
+    checkout: `/w/jobs/b/${plan}`,
+    branch: `ralph/b/${plan}`,
+    pushed: null,
+    pushError: null,
+    result: null,
+    findings: '',
+    text: `# ${plan}\n\n## Result\n\n- Outcome: ${outcome}\n- Attempts: ${attempt}\n\n### Findings Index\nVerdict: safe\n\n${FLUX_DRIVE_SENTINEL}\n`,
+    endedAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+function collector(out: string, plans: string[], events: BatchEvent[] = []): Collector {
+  return new Collector(
+    { out, batchId: 'b', emit: (e) => events.push(e), now: () => new Date('2026-01-01T00:00:00Z'), firstAttempt: () => 1 },
+    plans.map((id) => ({ id, path: `/repo/plans/${id}.md` })),
+  );
+}
+
+describe('Collector', () => {
+  it('moves a retried attempt aside, renames a final one, stubs a second failure', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    const events: BatchEvent[] = [];
+    const c = collector(out, ['a', 'b'], events);
+    expect(await c.report(report('a', 1, 'failed', false), 1)).toBe(true);
+    expect(await c.report(report('a', 2, 'complete', true), 2)).toBe(true);
+    expect(await c.report(report('b', 1, 'failed', false), 1)).toBe(true);
+    expect(await c.report(report('b', 2, 'failed', true), 2)).toBe(true);
+    expect(readdirSync(join(out, 'attempts')).sort()).toEqual(['a.attempt-1.md', 'b.attempt-1.md', 'b.attempt-2.md']);
+    expect(readFileSync(join(out, 'a.md'), 'utf8')).toContain('- Outcome: complete');
+    expect(readFileSync(join(out, 'b.md'), 'utf8')).toMatch(/Verdict: error\nError: failed: failed reason/);
+    expect(readFileSync(join(out, 'b.md'), 'utf8')).toContain('- Earlier attempts: attempts/b.attempt-1.md, attempts/b.attempt-2.md');
+    expect(c.pending()).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['plan-retry', 'plan-end', 'plan-retry', 'plan-end']);
+  });
+
+  it('ignores a final report from an attempt the plan has moved past (a worker that lost its lock)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    const events: BatchEvent[] = [];
+    const c = collector(out, ['a'], events);
+    expect(await c.report(report('a', 1, 'complete', true), 2)).toBe(false);
+    expect(existsSync(join(out, 'a.md'))).toBe(false);
+    expect(await c.report(report('a', 2, 'complete', true), 2)).toBe(true);
+    expect(events.filter((e) => e.type === 'warning')).toHaveLength(1);
+  });
+
+  it('resumed: writes the stub an earlier coordinator had not written yet, keeps final results, re-runs interrupted ones', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    mkdirSync(join(out, 'attempts'));
+    // b: stopped after moving its final failed attempt aside, before the stub.
+    writeFileSync(join(out, 'attempts', 'b.attempt-1.md'), report('b', 1, 'failed', false).text);
+    writeFileSync(join(out, 'attempts', 'b.attempt-2.md'), report('b', 2, 'failed', true).text);
+    // a: done. i: ended interrupted (Ctrl+C).
+    writeFileSync(join(out, 'a.md'), report('a', 1, 'complete', true).text);
+    writeFileSync(join(out, 'i.md'), report('i', 1, 'interrupted', true).text);
+    const c = collector(out, ['a', 'b', 'i']);
+    const { rerun } = await c.restore();
+    expect(rerun).toEqual(['i']);
+    expect(c.pending().map((p) => p.id)).toEqual(['b', 'i']);
+    expect(readdirSync(join(out, 'attempts'))).toContain('i.interrupted.md');
+    // The reports are read again from Redis: the retried attempt is not handled twice; the stub is written.
+    expect(await c.report(report('b', 1, 'failed', false), 2)).toBe(false);
+    expect(await c.report(report('b', 2, 'failed', true), 2)).toBe(true);
+    expect(readFileSync(join(out, 'b.md'), 'utf8')).toMatch(/Verdict: error\nError: failed: /);
+    expect(readdirSync(join(out, 'attempts')).sort()).toEqual(['b.attempt-1.md', 'b.attempt-2.md', 'i.interrupted.md']);
+    expect(c.pending().map((p) => p.id)).toEqual(['i']);
+  });
+});

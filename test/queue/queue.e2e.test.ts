@@ -1,0 +1,312 @@
+// Queued batches end to end (docs/queue.md): the built CLI as coordinator (`ralph batch --queue`)
+// and as workers (`ralph worker`), each worker with its own workdir, a bare repository on disk
+// as the remote, Debian's redis-server with persistence on, and the scripted agent of
+// test/fixtures/batch/agent.mjs. Needs dist/ (npm run build).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
+import { isRunning } from '../helpers/processes.js';
+import {
+  fluxDriveProblems,
+  git,
+  killQuietly,
+  killStarted,
+  planText,
+  processesMentioning,
+  ralph,
+  read,
+  results,
+  startWorker,
+  until,
+  workerRuns,
+  workspace,
+  type Workspace,
+} from './helpers.js';
+
+const RUNS = redisAvailable('the queued-batch tests');
+
+let redis: RedisServer | null = null;
+const workspaces: Workspace[] = [];
+
+function ws(plans: Record<string, string>): Workspace {
+  const w = workspace(plans);
+  workspaces.push(w);
+  return w;
+}
+
+beforeEach(async () => {
+  if (RUNS) redis = await RedisServer.start();
+});
+
+afterEach(async () => {
+  await killStarted();
+  // Agents orphaned by a killed worker are the test's to stop; none of ours may outlive it.
+  for (const w of workspaces.splice(0)) {
+    for (const pid of processesMentioning(w.dir)) killQuietly(pid);
+    await until(() => processesMentioning(w.dir).length === 0, 10_000, `no process of ${w.dir} left`);
+  }
+  const pid = redis?.pid;
+  await redis?.dispose();
+  redis = null;
+  if (pid !== undefined) expect(isRunning(pid)).toBe(false);
+});
+
+function branches(w: Workspace): string[] {
+  return git(w.remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/ralph/').split('\n').filter(Boolean).sort();
+}
+
+function batchIdOf(out: string): string {
+  return JSON.parse(readFileSync(join(out, 'batch.json'), 'utf8')).batchId as string;
+}
+
+describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { timeout: 90_000 }, () => {
+  it('runs mixed outcomes across two workers: retries, stubs, branches pushed, the same files as a local batch', async () => {
+    const w = ws({ a: 'complete 800', b: 'fail-once', c: 'fail', d: 'block', e: 'crash', f: 'edit notes.txt' });
+    const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
+    const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    expect(await coordinator.exited).toBe(1);
+    expect(coordinator.stderr).toBe('');
+    expect(results(out)).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md']);
+    expect(fluxDriveProblems(out)).toEqual([]);
+    expect(read(out, 'a.md')).toMatch(/### Findings Index\n- P1 \| BG001 \| "bug" \| Found in a \/ attempt 1\nVerdict: needs-changes\n/);
+    expect(read(out, 'a.md')).toContain('```json\n{\n  "plan": "a"');
+    expect(read(out, 'b.md')).toContain('- Outcome: complete');
+    expect(read(out, 'b.md')).toContain('- Attempts: 2');
+    expect(read(out, 'b.md')).toContain('- Earlier attempts: attempts/b.attempt-1.md');
+    expect(read(out, 'c.md')).toMatch(/Verdict: error\nError: failed: /);
+    expect(read(out, 'd.md')).toContain('- Outcome: blocked');
+    expect(read(out, 'e.md')).toMatch(/Verdict: error\nError: failed: /);
+    expect(readdirSync(join(out, 'attempts')).sort()).toEqual(['b.attempt-1.md', 'c.attempt-1.md', 'c.attempt-2.md', 'e.attempt-1.md', 'e.attempt-2.md']);
+    expect(read(out, 'attempts/b.attempt-1.md')).toContain('- Outcome: failed');
+    const index = read(out, 'index.md');
+    expect(index.split('\n')[0]).toBe('[3/6 plans complete]');
+    expect(index).toMatch(/\| d \| blocked \| 1 \| \d+ \| [^|]+ \| needs-changes \|/);
+    // The index names the host and path of each plan's checkout; both workers ran plans.
+    expect(index).toContain(join(w1.workdir, 'jobs'));
+    expect(index).toContain(join(w2.workdir, 'jobs'));
+    expect(read(out, 'report.md')).toContain('Found in a');
+    const batch = JSON.parse(read(out, 'batch.json'));
+    expect(batch.status).toBe('done');
+    expect(batch.queue.url).toBe(redis!.url);
+    // Each plan's work is committed on ralph/<batch>/<id> and pushed to the remote.
+    const id = batchIdOf(out);
+    expect(branches(w)).toEqual(['a', 'b', 'c', 'd', 'e', 'f'].map((p) => `ralph/${id}/${p}`));
+    expect(git(w.remote, 'show', `ralph/${id}/f:notes.txt`)).toBe('start\nf');
+    expect(git(w.remote, 'show', `ralph/${id}/a:plans/a.summary.json`)).toContain('"plan":"a"');
+    expect(git(w.remote, 'show', 'main:notes.txt')).toBe('start');
+    expect(coordinator.stdout).toMatch(/a: attempt 1 started on ralph\/\S+\/a by worker /);
+    expect(coordinator.stdout).toContain('[3/6 plans complete]');
+  });
+
+  it('kill -9 of a worker mid-job: another worker completes that plan as its retry; 12 plans, one result each', async () => {
+    const plans = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${String(i + 1).padStart(2, '0')}`, 'complete 1500']));
+    const w = ws(plans);
+    const victim = await startWorker(w, redis!.url, 'victim');
+    await startWorker(w, redis!.url, 'w2');
+    await startWorker(w, redis!.url, 'w3');
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    await until(() => workerRuns(victim.workdir).length > 0, 30_000, 'the victim started a plan');
+    const [killedRun] = workerRuns(victim.workdir);
+    const killedPlan = killedRun!.split('/').at(-1)!;
+    victim.child.kill('SIGKILL');
+    expect(await coordinator.exited).toBe(0);
+    expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
+    expect(fluxDriveProblems(out)).toEqual([]);
+    expect(read(out, 'index.md').split('\n')[0]).toBe('[12/12 plans complete]');
+    const killed = read(out, `${killedPlan}.md`);
+    expect(killed).toContain('- Outcome: complete');
+    expect(killed).toContain('- Attempts: 2');
+    expect(killed).not.toContain(victim.workdir);
+    expect(read(out, `attempts/${killedPlan}.attempt-1.md`)).toContain(victim.workdir);
+    expect(coordinator.stdout).toMatch(new RegExp(`${killedPlan}: crashed \\(attempt 1 on \\S+ stopped without a result`));
+    const id = batchIdOf(out);
+    expect(branches(w)).toContain(`ralph/${id}/${killedPlan}`);
+    expect(git(w.remote, 'show', `ralph/${id}/${killedPlan}:plans/${killedPlan}.summary.json`)).toContain(`"plan":"${killedPlan}"`);
+    // No plan ran to completion twice: 12 results in all across the surviving workers, none on the victim.
+    const finished = [w.dir].flatMap(() => ['w2', 'w3'].flatMap((n) => workerRuns(join(w.dir, 'workers', n)))).filter((d) => existsSync(join(d, 'result.json')));
+    expect(finished).toHaveLength(12);
+    expect(workerRuns(victim.workdir).filter((d) => existsSync(join(d, 'result.json')))).toEqual([]);
+  });
+
+  it('a Redis restart mid-batch loses no result', async () => {
+    const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`r${i + 1}`, 'complete 1200']));
+    const w = ws(plans);
+    await startWorker(w, redis!.url, 'w1');
+    await startWorker(w, redis!.url, 'w2');
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    await until(() => existsSync(out) && results(out).length >= 1, 30_000, 'a first result');
+    await redis!.restart();
+    expect(await coordinator.exited).toBe(0);
+    expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
+    expect(fluxDriveProblems(out)).toEqual([]);
+    expect(read(out, 'index.md').split('\n')[0]).toBe('[6/6 plans complete]');
+  });
+
+  it('the coordinator killed mid-batch: --resume re-attaches and collects what finished meanwhile', async () => {
+    const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`k${i + 1}`, 'complete 1000']));
+    const w = ws(plans);
+    const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
+    const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
+    const out = join(w.dir, 'out');
+    const first = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    await until(() => existsSync(out) && results(out).length >= 1, 30_000, 'a first result');
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    expect(existsSync(join(out, 'index.md'))).toBe(false);
+    // The workers carry on without it.
+    const done = () => [w1, w2].flatMap((x) => workerRuns(x.workdir)).filter((d) => existsSync(join(d, 'result.json'))).length;
+    await until(() => done() === 6, 30_000, 'the workers finished every plan');
+    const second = ralph(['batch', '--resume', out], w.repo);
+    expect(await second.exited).toBe(0);
+    expect(second.stderr).toBe('');
+    expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
+    expect(fluxDriveProblems(out)).toEqual([]);
+    expect(read(out, 'index.md').split('\n')[0]).toBe('[6/6 plans complete]');
+    for (const id of Object.keys(plans)) expect(read(out, `${id}.md`)).toContain('- Attempts: 1');
+    expect(JSON.parse(read(out, 'batch.json')).status).toBe('done');
+  });
+
+  it('a worker that cannot clone hands the job back and stops; another worker runs every plan as its first attempt', async () => {
+    const w = ws({ x1: 'complete', x2: 'complete' });
+    // This worker's git sees the remote under a path that does not exist.
+    const broken = await startWorker(w, redis!.url, 'broken', {
+      env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.${join(w.dir, 'missing.git')}.insteadOf`, GIT_CONFIG_VALUE_0: w.remote },
+    });
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    expect(await broken.exited).toBe(1);
+    expect(broken.stderr).toMatch(/ralph worker: error: cannot clone .*remote\.git: .*; job \S+ handed back; this worker stops/);
+    expect(broken.stderr).not.toMatch(/\n\s+at /);
+    await startWorker(w, redis!.url, 'good');
+    expect(await coordinator.exited).toBe(0);
+    expect(read(out, 'index.md').split('\n')[0]).toBe('[2/2 plans complete]');
+    for (const id of ['x1', 'x2']) expect(read(out, `${id}.md`)).toContain('- Attempts: 1');
+    expect(coordinator.stdout).toMatch(/warning: worker \S+ \(pid \d+\) cannot clone/);
+  });
+
+  it('SIGTERM drains a worker (its plan finishes, no new one starts); a second SIGTERM hands the running plan back', async () => {
+    const w = ws({ d1: 'complete 2500', d2: 'complete 2500' });
+    const w1 = await startWorker(w, redis!.url, 'w1');
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    await until(() => workerRuns(w1.workdir).length === 1, 30_000, 'w1 started d1');
+    // `ralph status --queue` shows which worker runs what, from the jobs' progress (the first
+    // iteration may not have reported yet).
+    const status = ralph(['status', '--queue', redis!.url], w.dir);
+    expect(await status.exited).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`^queue ${redis!.url}: 1 plan\\(s\\) running, 1 waiting\n  \\S+/d1  on \\S+ \\(pid ${w1.child.pid}\\), attempt 1(?:, iteration 1/3)?, heartbeat \\d+s ago, in \\S+:${w1.workdir}/jobs/\\S+/d1\n  \\S+/d2  waiting\n$`));
+    w1.child.kill('SIGTERM');
+    expect(await w1.exited).toBe(0);
+    expect(w1.stderr).toContain('draining');
+    // The coordinator writes the result when it next looks at the queue.
+    await until(() => existsSync(join(out, 'd1.md')), 10_000, 'd1.md written');
+    expect(read(out, 'd1.md')).toContain('- Outcome: complete');
+    expect(read(out, 'd1.md')).toContain(w1.workdir);
+    expect(workerRuns(w1.workdir)).toHaveLength(1);
+
+    const w2 = await startWorker(w, redis!.url, 'w2');
+    await until(() => workerRuns(w2.workdir).length === 1, 30_000, 'w2 started d2');
+    const handedAt = Date.now();
+    w2.child.kill('SIGTERM');
+    await until(() => w2.stderr.includes('draining'), 10_000, 'w2 draining');
+    w2.child.kill('SIGTERM');
+    expect(await w2.exited).toBe(130);
+    expect(w2.stderr).toContain('handed back to the queue');
+    expect(existsSync(join(out, 'd2.md'))).toBe(false);
+    expect(Date.now() - handedAt).toBeLessThan(10_000);
+
+    const w3 = await startWorker(w, redis!.url, 'w3');
+    expect(await coordinator.exited).toBe(0);
+    const d2 = read(out, 'd2.md');
+    expect(d2).toContain('- Outcome: complete');
+    // Handing back is not the plan's failure: the run on w3 is still its first attempt.
+    expect(d2).toContain('- Attempts: 1');
+    expect(d2).toContain(w3.workdir);
+    expect(fluxDriveProblems(out)).toEqual([]);
+  });
+
+  it('Ctrl+C on the coordinator cancels waiting jobs and stops the running one (130); --resume runs them', async () => {
+    const w = ws({ h1: 'hang', q2: 'complete', q3: 'complete' });
+    const w1 = await startWorker(w, redis!.url, 'w1');
+    const out = join(w.dir, 'out');
+    const first = ralph(['batch', join('plans', 'h1.md'), join('plans', 'q2.md'), join('plans', 'q3.md'), '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    await until(() => workerRuns(w1.workdir).some((d) => existsSync(join(d, 'agent.pid'))), 30_000, 'the hanging agent started');
+    const agentPid = Number(readFileSync(join(workerRuns(w1.workdir)[0]!, 'agent.pid'), 'utf8'));
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(130);
+    expect(read(out, 'h1.md')).toContain('- Outcome: interrupted');
+    expect(results(out)).toEqual(['h1.md']);
+    expect(read(out, 'index.md').split('\n')[0]).toBe('[0/3 plans complete]');
+    expect(read(out, 'index.md')).toMatch(/\| q2 \| not run \|/);
+    await until(() => !isRunning(agentPid), 10_000, 'the agent stopped');
+    // The cancelled jobs are gone: the worker took nothing else.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(workerRuns(w1.workdir)).toHaveLength(1);
+
+    // h1 hangs again on its re-run and keeps w1 busy: a second worker runs q2 and q3.
+    await startWorker(w, redis!.url, 'w2');
+    const second = ralph(['batch', '--resume', out], w.repo);
+    await until(() => existsSync(join(out, 'q2.md')) && existsSync(join(out, 'q3.md')), 30_000, 'q2 and q3 finished');
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(130);
+    expect(read(out, 'index.md').split('\n')[0]).toBe('[2/3 plans complete]');
+    expect(readdirSync(join(out, 'attempts'))).toContain('h1.interrupted.md');
+  });
+});
+
+describe('ralph batch --queue refuses what cannot work, before anything is enqueued (64)', () => {
+  it('a URL that is not a redis:// URL', async () => {
+    const w = ws({ u1: 'complete' });
+    const r = ralph(['batch', 'plans', '--queue', 'http://localhost:6379', '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    expect(await r.exited).toBe(64);
+    expect(r.stderr.split('\n')[0]).toBe('ralph: --queue must be a redis:// or rediss:// URL, got http://');
+    expect(existsSync(join(w.dir, 'out'))).toBe(false);
+  });
+
+  it('a Redis that does not answer, within seconds', async () => {
+    const w = ws({ u1: 'complete' });
+    const { freePort } = await import('../helpers/redis-server.js');
+    const port = await freePort();
+    const started = Date.now();
+    const r = ralph(['batch', 'plans', '--queue', `redis://:secret@127.0.0.1:${port}/2`, '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    expect(await r.exited).toBe(64);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^ralph: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/2: .*ECONNREFUSED`));
+    expect(r.stderr).not.toContain('secret');
+    expect(existsSync(join(w.dir, 'out'))).toBe(false);
+  });
+
+  it('plans that are not committed as they are (workers read them from the commit)', async () => {
+    const w = ws({ u1: 'complete', u2: 'complete' });
+    writeFileSync(join(w.repo, 'plans', 'u2.md'), planText('u2', 'fail'));
+    writeFileSync(join(w.repo, 'plans', 'u3.md'), planText('u3', 'complete'));
+    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    expect(await r.exited).toBe(64);
+    expect(r.stderr).toMatch(/^ralph: cannot queue the batch:\n  \S+\/plans\/u2\.md: has changes that are not committed; workers read the plan from commit [0-9a-f]{12}\n  \S+\/plans\/u3\.md: not committed; /);
+    expect(r.stderr).not.toContain('u1.md');
+    expect(existsSync(join(w.dir, 'out'))).toBe(false);
+  });
+
+  it('a repository without a remote, or with one nobody can reach, or HEAD not pushed', async () => {
+    const w = ws({ u1: 'complete' });
+    const url = 'redis://127.0.0.1:1';
+    const run = async () => {
+      const r = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+      const code = await r.exited;
+      return { code, first: r.stderr.split('\n')[0] };
+    };
+    git(w.repo, 'remote', 'set-url', 'origin', join(w.dir, 'nowhere.git'));
+    expect(await run()).toEqual({ code: 64, first: expect.stringMatching(/^ralph: the remote origin \(.*nowhere\.git\) cannot be reached: /) });
+    git(w.repo, 'remote', 'set-url', 'origin', w.remote);
+    git(w.repo, 'commit', '-q', '--allow-empty', '-m', 'local only');
+    expect(await run()).toEqual({ code: 64, first: expect.stringMatching(/^ralph: HEAD \([0-9a-f]{12}\) is not on the remote origin/) });
+    git(w.repo, 'remote', 'remove', 'origin');
+    expect(await run()).toEqual({ code: 64, first: expect.stringMatching(/^ralph: .* has no remote the workers could clone/) });
+    expect(existsSync(join(w.dir, 'out'))).toBe(false);
+  });
+});
