@@ -145,3 +145,9 @@ export const DEFAULTS = {
   verifyTimeoutMs: 10 * 60_000,
   maxLineBytes: 1024 * 1024,
 } as const;
+
+/**
+ * The npm package ralph is published as (the command it installs stays `ralph`): the name `ralph`
+ * on the registry belongs to an unrelated package (docs/first-hour.md).
+ */
+export const PACKAGE_NAME = 'ralph-loop-cli';

@@ -12,10 +12,13 @@ import { extractSection, isTaskCompleteChecked, loadPlan, type Plan } from '../p
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { loadTemplates, render, type Templates } from '../prompts/templates.js';
 import { findRun } from '../runs/find-run.js';
+import { keepOutOfGit } from '../runs/git-ignore.js';
 import { JsonlAppender } from '../runs/jsonl-appender.js';
 import { ralphAlive } from '../runs/liveness.js';
 import { globalStopRequest, runPaths, runsRoot, type RunPaths } from '../runs/paths.js';
+import { acquirePlanLock } from '../runs/plan-lock.js';
 import { newRunId } from '../runs/run-id.js';
+import { resumeCommand, settingsOf, withStoredSettings } from '../runs/run-settings.js';
 import { loadState, saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
 import { Transcript } from '../runs/transcript.js';
@@ -48,25 +51,34 @@ export interface RunHooks {
 
 type Ending = { outcome: Outcome; reason: string };
 
-export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
+export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
   const clock = hooks.clock ?? systemClock;
   const env = hooks.env ?? process.env;
   const bus = hooks.bus ?? new RunBus();
   if (hooks.onEvent) bus.on('event', hooks.onEvent);
 
-  const cwd = resolve(options.cwd);
+  const cwd = resolve(given.cwd);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
     throw new UsageError(`the working directory ${cwd} does not exist`, 'Pass an existing folder with --cwd.');
   }
+  // A resumed run starts as it was started (docs/first-hour.md): stored options under the given ones.
+  const options = withStoredSettings(given);
   const plan = await loadPlan(resolve(options.planPath));
   const config = resolveConfig(options, plan, env);
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
   state.limits = limitsOf(config);
-  const executor = await createExecutor(config, env);
-  const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
-  return run.execute();
+  state.settings = settingsOf(options);
+  const lock = acquirePlanLock({ cwd, planPath: plan.path, planId: plan.id, runId: state.runId, runDir: paths.dir });
+  try {
+    keepOutOfGit(paths.dir, cwd);
+    const executor = await createExecutor(config, env);
+    const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
+    return await run.execute();
+  } finally {
+    lock.release();
+  }
 }
 
 function limitsOf(config: RunConfig): RunState['limits'] {
@@ -123,7 +135,7 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
   const state = loadState(paths.state);
   if (!state) throw new UsageError(`cannot resume ${paths.dir}: it has no readable state.json`);
   if (state.plan !== plan.id) {
-    throw new UsageError(`run ${state.runId} is for plan "${state.plan}", not "${plan.id}"`, `Resume it with: ralph exec ${state.planPath} --resume ${state.runId}`);
+    throw new UsageError(`run ${state.runId} is for plan "${state.plan}", not "${plan.id}"`, `Resume it with: ${resumeCommand({ ...state, runDir: paths.dir })}`);
   }
   if (state.outcome === 'complete') throw new UsageError(`run ${state.runId} already ended complete: nothing to resume`);
   if (state.pid !== process.pid && state.outcome === null && ralphAlive(state.pid)) {
@@ -249,7 +261,7 @@ class PlanRun {
         }
         this.state.executorPid = null;
       }
-      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with --resume ${this.state.runId}` });
+      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}` });
     });
     const onAbort = () => this.runAbort.abort('interrupt');
     if (hooks.signal?.aborted) onAbort();
@@ -335,7 +347,7 @@ class PlanRun {
       const stopFile = [this.paths.stopRequest, globalStopRequest(config.cwd)].find((p) => existsSync(p));
       if (stopFile) {
         rmSync(stopFile, { force: true });
-        return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with --resume ${state.runId}` };
+        return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with: ${this.resumeCommand()}` };
       }
 
       state.iteration++;
@@ -411,7 +423,7 @@ class PlanRun {
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
         this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with --resume ${state.runId}` };
+        return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with: ${this.resumeCommand()}` };
       }
       const fc = fileClaims(config.cwd, state.iterationStart.files);
       const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
@@ -424,7 +436,7 @@ class PlanRun {
   private interruptedOrLimit(): Ending {
     const reason = this.runAbort.signal.reason;
     if (reason && typeof reason === 'object' && 'limit' in reason) return { outcome: 'exhausted', reason: String((reason as { limit: string }).limit) };
-    return { outcome: 'interrupted', reason: `interrupted; resume with --resume ${this.state.runId}` };
+    return { outcome: 'interrupted', reason: `interrupted; resume with: ${this.resumeCommand()}` };
   }
 
   /** A checked box claims in every iteration, unless it was already checked when the run started (stale). */
@@ -559,6 +571,10 @@ class PlanRun {
         throw new Error(`unknown decision ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  private resumeCommand(): string {
+    return resumeCommand({ planPath: this.plan.path, runId: this.state.runId, cwd: this.config.cwd, runDir: this.paths.dir });
   }
 
   private startFresh(reason: string): void {

@@ -7,6 +7,7 @@ import type { RunResult } from '../loop/types.js';
 import { pidAlive } from './liveness.js';
 import type { RunPaths } from './paths.js';
 import { loadState, type RunState } from './run-state.js';
+import { resumeCommand } from './run-settings.js';
 import { readStatus, type StatusFile } from './status-file.js';
 
 export type Health = 'running' | 'stale' | 'dead' | RunResult['outcome'];
@@ -68,7 +69,7 @@ export function viewRun(paths: RunPaths, now = Date.now()): RunView {
   const ended = result !== undefined && (state?.outcome ?? result.outcome) !== null && !(pid !== undefined && pidAlive(pid) && state?.outcome === null);
   if (ended) return { ...base, health: result.outcome, why: result.reason };
   if (pid === undefined || !pidAlive(pid)) {
-    return { ...base, health: 'dead', why: `its ralph process${pid !== undefined ? ` (pid ${pid})` : ''} is gone and it wrote no result: resume it with --resume ${runId}` };
+    return { ...base, health: 'dead', why: `its ralph process${pid !== undefined ? ` (pid ${pid})` : ''} is gone and it wrote no result: resume it with: ${state ? resumeCommand({ ...state, runDir: paths.dir }) : `ralph exec <plan> --resume ${runId}`}` };
   }
   const silence = state?.limits.silenceTimeoutMs ?? 10 * 60_000;
   const lastMs = last ? Date.parse(last) : status ? Date.parse(status.updated) : NaN;

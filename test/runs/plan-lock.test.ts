@@ -1,0 +1,124 @@
+// The per-plan lock (docs/first-hour.md): one holder at a time, a stale lock (its process gone on
+// this host) taken over, and exactly one winner when several starts race, in separate processes.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { acquirePlanLock, planLockPath } from '../../src/runs/plan-lock.js';
+import { UsageError } from '../../src/errors.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function workDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'ralph-lock-'));
+  dirs.push(d);
+  return d;
+}
+const lockOf = (cwd: string, runId: string) => ({ cwd, planPath: join(cwd, 'plan.md'), planId: 'p', runId, runDir: join(cwd, '.ralph', 'runs', runId) });
+
+/** The pid of a process that has just ended: nothing runs under it. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+function writeLock(cwd: string, holder: Record<string, unknown>): string {
+  const path = planLockPath(cwd, join(cwd, 'plan.md'), 'p');
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify({ host: hostname(), startedAt: '2026-01-01T00:00:00.000Z', runId: 'old-run', runDir: '/x', plan: 'p', planPath: '/x', cwd, token: 'stale', ...holder }));
+  return path;
+}
+
+describe('the plan lock', () => {
+  it('refuses a second holder with a usage error naming the run that holds it, and is free again once released', () => {
+    const cwd = workDir();
+    const first = acquirePlanLock(lockOf(cwd, 'run-one'));
+    let error: unknown;
+    try {
+      acquirePlanLock(lockOf(cwd, 'run-two'));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(64);
+    expect((error as UsageError).message).toMatch(/plan p is already running .*run run-one \(pid \d+/);
+    expect(JSON.parse(readFileSync(first.path, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname(), runId: 'run-one' });
+    first.release();
+    expect(existsSync(first.path)).toBe(false);
+    acquirePlanLock(lockOf(cwd, 'run-three')).release();
+  });
+
+  it('is per plan file: another plan in the same folder is not held', () => {
+    const cwd = workDir();
+    const a = acquirePlanLock(lockOf(cwd, 'a'));
+    const b = acquirePlanLock({ ...lockOf(cwd, 'b'), planPath: join(cwd, 'other.md') });
+    expect(b.path).not.toBe(a.path);
+    a.release();
+    b.release();
+  });
+
+  it('takes over a lock whose process is gone on this host', () => {
+    const cwd = workDir();
+    writeLock(cwd, { pid: deadPid() });
+    const lock = acquirePlanLock(lockOf(cwd, 'new-run'));
+    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ runId: 'new-run', pid: process.pid });
+    lock.release();
+  });
+
+  it('does not take over a lock held on another host, and says where it is held', () => {
+    const cwd = workDir();
+    writeLock(cwd, { pid: deadPid(), host: 'elsewhere.example' });
+    expect(() => acquirePlanLock(lockOf(cwd, 'new-run'))).toThrow(/old-run \(pid \d+ on elsewhere\.example/);
+  });
+
+  it('a release by a run that lost its lock to a takeover leaves the new holder alone', () => {
+    const cwd = workDir();
+    const mine = acquirePlanLock(lockOf(cwd, 'mine'));
+    writeLock(cwd, { pid: process.pid, token: 'someone-else', runId: 'theirs' });
+    mine.release();
+    expect(JSON.parse(readFileSync(mine.path, 'utf8'))).toMatchObject({ runId: 'theirs' });
+  });
+
+  it('an unreadable lock file is a usage error that says to delete it', () => {
+    const cwd = workDir();
+    const path = planLockPath(cwd, join(cwd, 'plan.md'), 'p');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '{ torn');
+    expect(() => acquirePlanLock(lockOf(cwd, 'r'))).toThrow(/cannot be read/);
+  });
+
+  for (const stale of [false, true]) {
+    it(`has exactly one winner among 6 processes starting at once${stale ? ' over a stale lock' : ''}`, async () => {
+      const cwd = workDir();
+      if (stale) writeLock(cwd, { pid: deadPid() });
+      const go = join(cwd, 'go');
+      const script = `
+        import { existsSync } from 'node:fs';
+        import { acquirePlanLock } from ${JSON.stringify(join(ROOT, 'dist/runs/plan-lock.js'))};
+        const [cwd, id, go] = process.argv.slice(1);
+        while (!existsSync(go)) await new Promise((r) => setTimeout(r, 2));
+        try {
+          const lock = acquirePlanLock({ cwd, planPath: cwd + '/plan.md', planId: 'p', runId: id, runDir: cwd });
+          process.stdout.write('won');
+          await new Promise((r) => setTimeout(r, 400));
+          lock.release();
+        } catch (e) {
+          process.stdout.write(e.exitCode === 64 ? 'lost' : 'error ' + e.message);
+        }`;
+      const children = Array.from({ length: 6 }, (_, i) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, cwd, `run-${i}`, go], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        return new Promise<string>((done) => child.on('close', () => done(out)));
+      });
+      await new Promise((r) => setTimeout(r, 500)); // every child is waiting for the start
+      writeFileSync(go, '');
+      const outcomes = await Promise.all(children);
+      expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'lost')).toHaveLength(5);
+    });
+  }
+});
