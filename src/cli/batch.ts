@@ -45,8 +45,9 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
 
     // Loaded here so other commands do not pay for batch's modules at start-up.
     const { createJsonProgress, createPlainProgress, createTtyProgress, runBatch } = await import('../batch/index.js');
-    const stdout = ctx.stdout as NodeJS.WriteStream;
-    const renderer = flags.json ? createJsonProgress(ctx.stdout) : stdout.isTTY ? createTtyProgress(ctx.stdout) : createPlainProgress(ctx.stdout);
+    // Progress is for people, on stderr; stdout carries --json events only (docs/first-hour.md).
+    const stderr = ctx.stderr as NodeJS.WriteStream;
+    const renderer = flags.json ? createJsonProgress(ctx.stdout) : stderr.isTTY ? createTtyProgress(stderr) : createPlainProgress(ctx.stderr);
     const controller = new AbortController();
     const onSignal = (name: NodeJS.Signals) => {
       if (controller.signal.aborted) {

@@ -7,6 +7,16 @@ function money(usd: number | null): string {
   return usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`;
 }
 
+const TAIL_LINES = 8;
+
+/** A rejected claim: why, and the last lines of a failed verify command's output (or "(no output)"). */
+function rejected(reason: string): string {
+  const [first = '', ...rest] = stripControl(reason).split('\n');
+  const tail = rest.filter((l) => l.trim() !== '').slice(-TAIL_LINES);
+  return [`claim rejected: ${first}`, ...tail.map((l) => `  | ${l}`)].join('\n');
+}
+
+/** One or more lines (joined by \n) for an event worth showing; undefined for the others. */
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
     case 'run-start':
@@ -32,11 +42,18 @@ export function describeEvent(e: RunEvent): string | undefined {
     case 'decision':
       return `decision: ${e.decision.kind}${'reason' in e.decision && e.decision.reason ? ` (${stripControl(e.decision.reason)})` : ''}`;
     case 'gate':
-      return e.accepted ? `accepted: ${stripControl(e.reason)}` : `rejected: ${stripControl(e.reason).split('\n')[0]}`;
+      return e.accepted ? `claim accepted: ${stripControl(e.reason)}` : rejected(e.reason);
     case 'iteration-end':
-      return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
-    case 'run-end':
-      return `run ${e.outcome} (exit ${e.exitCode}): ${stripControl(e.reason)} — ${e.result.iterations} iteration(s), ${money(e.result.costUsd)}; results in ${e.result.runDir ?? ''}`;
+      // The decision has its own line (and a rejected claim its "claim rejected" line).
+      return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'})`;
+    case 'run-end': {
+      // The run directory ends the last line, so the path a user needs is whole and last on screen.
+      const n = e.result.iterations;
+      return [
+        `run ${e.outcome} (exit ${e.exitCode}): ${stripControl(e.reason)}`,
+        `${e.outcome} after ${n} iteration${n === 1 ? '' : 's'}, ${money(e.result.costUsd)}; results in ${e.result.runDir ?? 'an unknown folder'}`,
+      ].join('\n');
+    }
     case 'state':
     case 'output':
     case 'usage':

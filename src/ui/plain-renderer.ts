@@ -3,15 +3,20 @@ import { describeEvent } from './describe-event.js';
 import type { Renderer, RendererOptions } from './renderer.js';
 import { stripControl } from './sanitize.js';
 
-/** Without a TTY: timestamped lines, the agent's output in between, never a control sequence. */
+/**
+ * Without a terminal: timestamped lines, the agent's output in between, never a control
+ * sequence. Like every human-readable line of ralph's, they go to stderr (docs/first-hour.md);
+ * stdout is for what scripts read.
+ */
 export function plainRenderer(o: RendererOptions): Renderer {
   const now = o.clock ?? (() => new Date());
+  const out = o.stderr;
   let midLine = false;
   let pendingCR = false;
   const line = (text: string) => {
-    if (midLine) o.stdout.write('\n');
+    if (midLine) out.write('\n');
     midLine = false;
-    o.stdout.write(`[${now().toISOString().slice(11, 19)}] ralph: ${text}\n`);
+    for (const l of text.split('\n')) out.write(`[${now().toISOString().slice(11, 19)}] ralph: ${l}\n`);
   };
   return {
     onEvent(e: RunEvent) {
@@ -25,7 +30,7 @@ export function plainRenderer(o: RendererOptions): Renderer {
         if (pendingCR) text = text.slice(0, -1);
         text = text.replace(/\r\n?/g, '\n');
         if (text === '') return;
-        o.stdout.write(text);
+        out.write(text);
         midLine = !text.endsWith('\n');
         return;
       }
@@ -33,10 +38,12 @@ export function plainRenderer(o: RendererOptions): Renderer {
       if (text !== undefined) line(text);
     },
     note(text) {
-      o.stderr.write(`${text}\n`);
+      if (midLine) out.write('\n');
+      midLine = false;
+      out.write(`${text}\n`);
     },
     close() {
-      if (midLine) o.stdout.write('\n');
+      if (midLine) out.write('\n');
       midLine = false;
     },
   };

@@ -96,8 +96,9 @@ describe('ralph batch (built CLI, scripted agents)', () => {
     expect(index.split('\n')[0]).toBe('[2/5 plans complete]');
     expect(index).toMatch(/\| d \| blocked \| 1 \| \d+ \| [^|]+ \| needs-changes \|/);
     expect(existsSync(join(out, 'report.md'))).toBe(true);
-    expect(r.stdout).toContain('[2/5 plans complete]');
-    expect(r.stdout).not.toMatch(/\u001b/);
+    expect(r.stderr).toContain('[2/5 plans complete]');
+    expect(r.stderr).not.toMatch(/\u001b/);
+    expect(r.stdout).toBe('');
   });
 
   it('stops a plan at --plan-timeout, retries it, then leaves a stub; no agent left running', async () => {
