@@ -22,6 +22,7 @@ export const RESULT_KEYS = {
   cost: 'Cost',
   prUrl: 'PR URL',
   branch: 'Branch',
+  commit: 'Commit',
   worktree: 'Worktree',
   runDir: 'Run directory',
   previous: 'Earlier attempts',
@@ -111,6 +112,8 @@ export interface ResultFacts {
   costUsd: number | null;
   prUrl: string | null;
   branch: string | null;
+  /** What the branch points at when the plan ended (docs/first-hour.md). */
+  commit: string | null;
   worktree: string | null;
   runDir: string;
   previous: string[];
@@ -130,6 +133,7 @@ function resultLines(f: ResultFacts): string[] {
     `- ${k.cost}: ${formatCost(f.costUsd)}`,
     `- ${k.prUrl}: ${f.prUrl ? oneLine(f.prUrl, 300) : NONE}`,
     `- ${k.branch}: ${f.branch ?? NONE}`,
+    `- ${k.commit}: ${f.commit ?? NONE}`,
     `- ${k.worktree}: ${f.worktree ?? NONE}`,
     `- ${k.runDir}: ${f.runDir}`,
   ];
@@ -221,6 +225,7 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
     verdict,
     prUrl: orNull(values.get(k.prUrl)),
     branch: orNull(values.get(k.branch)),
+    commit: orNull(values.get(k.commit)),
     worktree: orNull(values.get(k.worktree)),
     resultFile,
     warnings,

@@ -14,6 +14,7 @@ interface BatchFlags extends RawExecFlags {
   isolate?: 'worktree' | 'none';
   planTimeout?: number;
   json?: boolean;
+  allowDirty?: boolean;
 }
 
 /** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
@@ -34,6 +35,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
     .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout'))
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
+    .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');
   addExecOptions(command);
   // Each plan of a batch has its own run directory and summary: these two exec options are refused here.
@@ -72,6 +74,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           concurrency: flags.concurrency,
           isolate: flags.isolate,
           planTimeoutMs: flags.planTimeout,
+          allowDirty: flags.allowDirty === true,
           exec: sharedExecOptions(flags, passThrough),
         },
         deps,

@@ -5,6 +5,7 @@ import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
+import { assertCanStart } from '../executors/command/can-start.js';
 import { processGroupAlive, terminateProcessGroup } from '../executors/process-group.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
@@ -65,6 +66,7 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
   const options = withStoredSettings(given);
   const plan = await loadPlan(resolve(options.planPath));
   const config = resolveConfig(options, plan, env);
+  if (config.executor === 'command') assertCanStart(config.command, config.cwd, env);
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
