@@ -137,6 +137,12 @@ export const RALPH_ENV = {
 
 export const DEFAULTS = {
   maxIterations: 20,
+  /**
+   * A run left overnight ends by itself (docs/first-hour.md); `--max-runtime none` lifts it.
+   * Cost has no default: no amount is safe without knowing the price and the work.
+   */
+  maxRuntime: '8h',
+  maxRuntimeMs: 8 * 3600_000,
   maxBailouts: 3,
   silenceTimeout: '10m',
   contextBudget: 150_000,

@@ -33,7 +33,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--concurrency <n>', 'plans running at once (default 1)', positiveInt('--concurrency'))
     .option('--out <dir>', 'batch folder (default .ralph/batches/<timestamp>)')
     .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
-    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout'))
+    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once (default: none; each run still ends at its --max-runtime)', duration('--plan-timeout'))
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there');

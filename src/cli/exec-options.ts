@@ -2,6 +2,7 @@
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULTS } from '../contract.js';
+import { DEFAULT_MODEL } from '../executors/anthropic/models.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { parseDuration } from '../util/duration.js';
 
@@ -19,6 +20,8 @@ export const duration = (name: string) => (value: string) => {
   if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${name} must be a duration such as 90m, 1h30m, 45s or 500ms, got "${value}".`);
   return ms;
 };
+/** A duration, or `none` (0: no limit). */
+const durationOrNone = (name: string) => (value: string) => (/^(none|off)$/i.test(value.trim()) ? 0 : duration(name)(value));
 const dollars = (value: string) => {
   const n = Number(value.replace(/^\$/, ''));
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`--max-cost must be an amount in USD above 0, such as 5 or 2.50, got "${value}".`);
@@ -27,21 +30,21 @@ const dollars = (value: string) => {
 
 export function addExecOptions(command: Command): Command {
   return command
-    .addOption(new Option('--executor <name>', 'which executor runs the plan').choices(['anthropic', 'command']))
+    .addOption(new Option('--executor <name>', "which executor runs the plan (default: command when -- is given, else the plan's executor, else anthropic when ANTHROPIC_API_KEY is set)").choices(['anthropic', 'command']))
     .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
     .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, positiveInt('--max-iterations'))
     .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, nonNegativeInt('--max-bailouts'))
-    .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime'))
-    .option('--max-cost <usd>', 'stop the run once it has cost this much (USD)', dollars)
+    .option('--max-runtime <duration>', `stop the run after this long, e.g. 90m, or none (default: ${DEFAULTS.maxRuntime})`, durationOrNone('--max-runtime'))
+    .option('--max-cost <usd>', 'stop the run once it has cost this much (USD; default: none, as no amount is safe without a price; needs an executor that reports cost)', dollars)
     .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout'))
-    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout'))
+    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision (default: none)', duration('--iteration-timeout'))
     .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace'))
-    .option('--summary <file>', 'summary file (relative to the current directory)')
+    .option('--summary <file>', "summary file, relative to the current directory (default: the plan's summary:, else <plan dir>/<plan stem>.summary.json)")
     .option('--run-dir <dir>', 'run directory (default: .ralph/runs/<run-id> in the working directory)')
-    .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
-    .option('--model <name>', 'model for the anthropic executor')
+    .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones (default: the built-in ones)')
+    .option('--model <name>', `model for the anthropic executor (default: the plan's model:, else ${DEFAULT_MODEL})`)
     .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, positiveInt('--context-budget'))
-    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', nonNegativeInt('--max-retries'))
+    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx (default: 2)', nonNegativeInt('--max-retries'))
     .addOption(new Option('--stream-format <format>', 'how the command executor writes its output (default: text)').choices(['text', 'claude-json', 'codex-json']));
 }
 

@@ -10,8 +10,10 @@ import { registerStop } from './stop.js';
 import { registerValidate } from './validate.js';
 import { registerReport } from './report.js';
 import { registerBatch } from './batch.js';
+import { registerInit } from './init.js';
+import { registerRuns } from './runs.js';
 
-const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch];
+const COMMANDS: RegisterCommand[] = [registerInit, registerExec, registerStatus, registerRuns, registerStop, registerParse, registerValidate, registerReport, registerBatch];
 
 export async function main(
   argv: string[],

@@ -29,6 +29,7 @@ export function statusCommand(run: string, flags: { cwd?: string; runDir?: strin
     `health     ${s.health}: ${s.why}`,
     `plan       ${s.plan ?? '?'}`,
     `state      ${s.state ?? '?'}, iteration ${s.iteration}${s.limits ? ` of ${s.limits.maxIterations}` : ''}`,
+    `limits     ${s.limits ? limitsText(s.limits) : 'unknown'}`,
     `left       ${s.left.join(', ') || 'unknown'}`,
     `cost       ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(4)}`}, ${s.tokens} tokens`,
     `signals    ${s.signalFiles.length ? s.signalFiles.join(', ') : 'no signal files present'}`,
@@ -37,6 +38,17 @@ export function statusCommand(run: string, flags: { cwd?: string; runDir?: strin
   if (s.outcome) lines.push(`outcome    ${s.outcome} (exit ${s.exitCode}): ${s.reason}`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** The limits in force, every one named, none left implicit (docs/first-hour.md). */
+function limitsText(l: NonNullable<RunView['state']>['limits']): string {
+  return [
+    `${l.maxIterations} iterations`,
+    `${l.maxBailouts} bailouts in a row`,
+    `runtime ${l.maxRuntimeMs === null ? 'none' : formatDuration(l.maxRuntimeMs)}`,
+    `cost ${l.maxCostUsd === null ? 'none' : `$${l.maxCostUsd}`}`,
+    `silence ${formatDuration(l.silenceTimeoutMs)}`,
+  ].join(', ');
 }
 
 function summarise(v: RunView) {

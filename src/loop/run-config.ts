@@ -72,8 +72,9 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
   if (model !== undefined) config.model = model;
   const maxCost = options.maxCostUsd ?? fm.maxCostUsd;
   if (maxCost !== undefined) config.maxCostUsd = maxCost;
-  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs;
-  if (maxRuntime !== undefined) config.maxRuntimeMs = maxRuntime;
+  // 0 is `--max-runtime none`: no runtime limit at all (docs/first-hour.md).
+  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs ?? DEFAULTS.maxRuntimeMs;
+  if (maxRuntime > 0) config.maxRuntimeMs = maxRuntime;
   if (options.iterationTimeoutMs !== undefined) config.iterationTimeoutMs = options.iterationTimeoutMs;
   if (options.maxRetries !== undefined) config.maxRetries = options.maxRetries;
   if (options.promptsDir !== undefined) config.promptsDir = resolve(options.promptsDir);

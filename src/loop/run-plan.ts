@@ -314,6 +314,8 @@ class PlanRun {
     if (config.maxCostUsd !== undefined && config.executor === 'command' && config.streamFormat === 'text') {
       this.warn('--max-cost cannot be enforced: a plain text stream reports no cost (use --stream-format claude-json, or the anthropic executor)');
     }
+    // The plan's own warnings (unknown front-matter keys, …), worded as `ralph validate` words them.
+    for (const w of plan.warnings) this.warn(`${plan.path}: ${w}`);
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);

@@ -88,3 +88,88 @@ describe('resume remembers', () => {
     expect(state.settings.command).toEqual([...cmd, 'extra-arg']);
   });
 });
+
+describe('ralph init', () => {
+  it('writes a plan that validates, .ralph/.gitignore, and prints the next three commands; never overwrites', async () => {
+    const ws = workspace();
+    const ran = await ralph(['init'], { cwd: ws.cwd });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('wrote plans/first-plan.md');
+    expect(ran.stdout).toContain('wrote .ralph/.gitignore');
+    expect(ran.stdout).toMatch(/next:\n {2}1\. \$EDITOR plans\/first-plan\.md .*\n {2}2\. ralph validate plans\/first-plan\.md\n {2}3\. ralph exec plans\/first-plan\.md -- /);
+    const plan = readFileSync(join(ws.cwd, 'plans/first-plan.md'), 'utf8');
+    expect(plan).toMatch(/^---\nid: first-plan\n/);
+    for (const part of ['<tasks>', '<task', '## Progress', '## Observations', 'verify:']) expect(plan).toContain(part);
+    const validated = await ralph(['validate', 'plans'], { cwd: ws.cwd });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stdout).toBe('ok  plans/first-plan.md  (first-plan, 1 task)\n');
+    expect(validated.stderr).toBe('');
+
+    const again = await ralph(['init'], { cwd: ws.cwd });
+    expect(again.code).toBe(EXIT_CODES.usage);
+    expect(again.stderr).toContain('plans/first-plan.md already exists');
+    expect(readFileSync(join(ws.cwd, 'plans/first-plan.md'), 'utf8')).toBe(plan);
+  });
+
+  it("the template's placeholder verify fails until it is replaced: an untouched plan is never accepted", async () => {
+    const ws = workspace();
+    await ralph(['init', 'p.md'], { cwd: ws.cwd });
+    const cmd = ws.agent({ plan: 'p', iterations: [[{ summary: true }, { say: '###PLAN_COMPLETE###' }]] } as Parameters<Workspace['agent']>[0]);
+    const ran = await ralph(['exec', 'p.md', '--max-iterations', '1', '--', ...cmd], { cwd: ws.cwd });
+    expect(ran.code).toBe(EXIT_CODES.exhausted);
+    expect(ran.stderr).toMatch(/claim rejected: .*false # replace with the command/);
+    expect(ran.stderr).toMatch(/ {2}\| \(no output\)/);
+  });
+});
+
+describe('ralph runs', () => {
+  it('lists runs newest first with plan, outcome, age, iterations and cost; --json for scripts', async () => {
+    const ws = workspace();
+    const empty = await ralph(['runs'], { cwd: ws.cwd });
+    expect(empty.stdout).toMatch(/^no runs in .* yet/);
+    const cmd = ws.agent({ iterations: [[{ summary: true }, { say: '###PLAN_COMPLETE###' }]] });
+    expect((await ralph(['exec', ws.plan, '--', ...cmd], { cwd: ws.cwd })).code).toBe(0);
+    expect((await ralph(['exec', ws.plan, '--max-iterations', '1', '--', process.execPath, '-e', '0'], { cwd: ws.cwd })).code).toBe(EXIT_CODES.exhausted);
+    const listed = await ralph(['runs'], { cwd: ws.cwd });
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^RUN +PLAN +OUTCOME +AGE +ITERATIONS +COST$/);
+    expect(lines[1]).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4} +longrun +exhausted +\S+ +1 +unknown$/);
+    expect(lines[2]).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4} +longrun +complete +\S+ +1 +unknown$/);
+    const json = JSON.parse((await ralph(['runs', '--json', '--limit', '1'], { cwd: ws.cwd })).stdout);
+    expect(json).toHaveLength(1);
+    expect(json[0]).toMatchObject({ plan: 'longrun', outcome: 'exhausted', iterations: 1, costUsd: null });
+    expect(typeof json[0].ageMs).toBe('number');
+  });
+});
+
+describe('defaults that say what they are', () => {
+  it('a run ends by itself after 8h unless told otherwise, has no cost limit, and status shows both', async () => {
+    const ws = workspace();
+    const cmd = ws.agent({ iterations: [[{ summary: true }, { say: '###PLAN_COMPLETE###' }]] });
+    expect((await ralph(['exec', ws.plan, '--', ...cmd], { cwd: ws.cwd })).code).toBe(0);
+    const status = JSON.parse((await ralph(['status', '--json'], { cwd: ws.cwd })).stdout);
+    expect(status.limits).toMatchObject({ maxRuntimeMs: 8 * 3600_000, maxCostUsd: null, maxIterations: 20 });
+    expect((await ralph(['status'], { cwd: ws.cwd })).stdout).toContain('limits     20 iterations, 3 bailouts in a row, runtime 8h, cost none, silence 10m');
+    const help = (await ralph(['exec', '--help'], { cwd: ws.cwd })).stdout;
+    expect(help.replace(/\s+/g, ' ')).toContain('or none (default: 8h)');
+    expect(help.replace(/\s+/g, ' ')).toContain('--max-cost <usd> stop the run once it has cost this much (USD; default: none');
+  });
+
+  it('--max-runtime none lifts the runtime limit', async () => {
+    const ws = workspace();
+    const cmd = ws.agent({ iterations: [[{ summary: true }, { say: '###PLAN_COMPLETE###' }]] });
+    expect((await ralph(['exec', ws.plan, '--max-runtime', 'none', '--', ...cmd], { cwd: ws.cwd })).code).toBe(0);
+    const status = JSON.parse((await ralph(['status', '--json'], { cwd: ws.cwd })).stdout);
+    expect(status.limits.maxRuntimeMs).toBeNull();
+  });
+});
+
+describe('exec shows the plan\'s warnings as validate does', () => {
+  it('an unknown front-matter key is a warning line naming the plan', async () => {
+    const ws = workspace({ frontMatter: ['maxIterations: 3'] });
+    const cmd = ws.agent({ iterations: [[{ summary: true }, { say: '###PLAN_COMPLETE###' }]] });
+    const ran = await ralph(['exec', ws.plan, '--', ...cmd], { cwd: ws.cwd });
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain(`ralph: warning: ${ws.plan}: line 3: unknown front-matter key "maxIterations" is ignored (did you mean "max_iterations"?)`);
+  });
+});
