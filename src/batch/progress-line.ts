@@ -14,7 +14,7 @@ export function describe(e: BatchEvent): string | null {
       const ev = e.event;
       if (ev.type === 'iteration-start') return `${e.plan}: iteration ${ev.iteration}/${ev.maxIterations}`;
       if (ev.type === 'signal') return `${e.plan}: signal ${oneLine(ev.name, 40)}${ev.args.length ? ` (${oneLine(ev.args.join(', '), 120)})` : ''}`;
-      if (ev.type === 'gate' && !ev.accepted) return `${e.plan}: completion rejected: ${oneLine(ev.reason, 160)}`;
+      if (ev.type === 'gate' && !ev.accepted) return `${e.plan}: claim rejected: ${oneLine(ev.reason, 160)}`;
       return null;
     }
     case 'plan-retry':

@@ -73,7 +73,7 @@ export function progressLine(e: RunEvent, at: Date): string | null {
     case 'signal':
       return `- ${t} iteration ${e.iteration}: signal ${oneLine(e.name, 40)}${e.args.length ? ` (${oneLine(e.args.join(', '))})` : ''} from ${oneLine(e.source, 60)}`;
     case 'gate':
-      return `- ${t} iteration ${e.iteration}: completion ${e.accepted ? 'accepted' : 'rejected'}: ${oneLine(e.reason)}`;
+      return `- ${t} iteration ${e.iteration}: claim ${e.accepted ? 'accepted' : 'rejected'}: ${oneLine(e.reason)}`;
     case 'silence':
       return `- ${t} iteration ${e.iteration}: silent for ${Math.round(e.silentMs / 1000)}s`;
     case 'iteration-end':

@@ -4,9 +4,9 @@
 // lockfile built from ours (npm's cache holds their tarballs after `npm ci`, not the registry's
 // metadata that resolving a version range would need).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -106,5 +106,41 @@ describe('the packed package', () => {
     // No .gitignore of the user's mentions .ralph: ralph's own keeps it out of `git add -A`.
     git('add', '-A');
     expect(git('status', '--porcelain')).not.toMatch(/\.ralph/);
+  });
+
+  it("the README's cron line works as written in a repository with no .ralph/ yet", () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'first-hour.md'), 'utf8');
+    const readme = docs.slice(docs.indexOf('\n## README'));
+    const cron = /```cron\n([\s\S]*?)```/.exec(readme)![1]!.trim().split('\n');
+    const job = cron.find((l) => /^[0-9*]/.test(l))!;
+    // The command cron runs: what follows the five schedule fields, with the repository's path.
+    const command = job.split(/\s+/).slice(5).join(' ');
+    expect(command).toMatch(/^cd \/srv\/repo && .*\bralph batch\b/);
+    expect(command).not.toMatch(/npx/);
+
+    const repo = mkdtempSync(join(tmp, 'cron-repo-'));
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    mkdirSync(join(repo, 'plans', 'nightly'), { recursive: true });
+    cpSync(join(installed, 'plans', 'demo.md'), join(repo, 'plans', 'nightly', 'demo.md'));
+    cpSync(join(installed, 'examples'), join(repo, 'examples'), { recursive: true });
+    git('add', '-A');
+    git('commit', '-qm', 'nightly plans');
+    // The agent the line names, as an offline stand-in on PATH: the demo's scripted agent.
+    const fakeBin = mkdtempSync(join(tmp, 'bin-'));
+    writeFileSync(join(fakeBin, 'claude'), '#!/bin/sh\nexec node examples/demo-agent.mjs\n');
+    chmodSync(join(fakeBin, 'claude'), 0o755);
+    const env: NodeJS.ProcessEnv = { HOME: process.env.HOME, PATH: [dirname(ralph), fakeBin, dirname(process.execPath), '/usr/bin', '/bin'].join(':') };
+    expect(existsSync(join(repo, '.ralph'))).toBe(false);
+    const ran = spawnSync('/bin/sh', ['-c', command.replace('/srv/repo', repo)], { env, encoding: 'utf8', timeout: 120_000 });
+    const log = readFileSync(join(repo, '.ralph', 'nightly.log'), 'utf8');
+    expect(ran.status, log).toBe(0);
+    expect(log).toContain('[1/1 plans complete]');
+    expect(readFileSync(join(repo, '.ralph', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
+    // The plan's work is on its branch, committed.
+    const branch = git('branch', '--list', 'ralph/*', '--format=%(refname:short)').trim();
+    expect(branch).toMatch(/^ralph\/[0-9-]+\/demo$/);
+    expect(git('log', '-1', '--format=%s', branch).trim()).toMatch(/^ralph: demo complete \(run .*, attempt 1\)$/);
+    expect(git('status', '--porcelain').trim()).toBe('');
   });
 });
