@@ -20,7 +20,7 @@ export const registerExec: RegisterCommand = (program, ctx) => {
   addExecOptions(command)
     .option('--json', 'write every event as NDJSON on stdout, and nothing else there')
     .option('--quiet', "hide the executor's output (ralph's own lines stay)")
-    .addOption(new Option('--resume <run>', 'continue an interrupted run: a run id, or latest'))
+    .addOption(new Option('--resume <run>', 'continue an interrupted run: a run id, or latest; the agent command and options it started with are remembered (options given now override them)'))
     .addHelpText(
       'after',
       `

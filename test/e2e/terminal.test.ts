@@ -82,4 +82,24 @@ describe.runIf(ptyAvailable())('exec on a terminal', () => {
     expect(screen.lines).toContain(LONG);
     expect(screen.lines[screen.lines.length - 1]).toMatch(/^ralph: complete after 1 iteration, cost unknown; results in \/.*\.ralph\/runs\/[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$/);
   });
+
+  it('batch at 80 columns: plan lines whole, no live line left, the last line names the index in full', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-tty-batch-'));
+    dirs.push(dir);
+    for (const [id, how] of [['first-plan-with-a-rather-long-identifier', 'complete 600'], ['second', 'complete 300']]) {
+      mkdirSync(join(dir, 'plans'), { recursive: true });
+      writeFileSync(join(dir, 'plans', `${id}.md`), `---\nmax_iterations: 3\n---\n# ${id}\n\n<!-- agent: ${how} -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n`);
+    }
+    const agent = join(ROOT, 'test/fixtures/batch/agent.mjs');
+    const ran = await runInPty([process.execPath, BIN, 'batch', 'plans', '--concurrency', '2', '--isolate', 'none', '--', process.execPath, agent], { cols: 80, rows: 24, cwd: dir, env: env() });
+    expect(ran.code, ran.raw).toBe(0);
+    expect(ran.raw).not.toContain('\u001b[?7l');
+    const screen = await screenOf(ran.raw, 80, 24);
+    const batches = join(dir, '.ralph', 'batches');
+    const index = join(batches, readdirSync(batches).filter((n) => !n.startsWith('.'))[0]!, 'index.md');
+    expect(screen.lines[screen.lines.length - 1]).toBe(`[2/2 plans complete] index: ${index}`);
+    expect(screen.lines.filter((l) => l.includes('ralph ▸'))).toEqual([]);
+    expect(screen.lines.some((l) => /^first-plan-with-a-rather-long-identifier: complete, verdict \S+, 1 iteration, unknown$/.test(l))).toBe(true);
+    expect(screen.lines.some((l) => /^second: complete, verdict \S+, 1 iteration, unknown$/.test(l))).toBe(true);
+  });
 });
