@@ -1,5 +1,6 @@
 // The words for each batch event, shared by the plain renderer and the log above the TTY bars.
 import type { BatchEvent } from './events.js';
+import { dirname } from 'node:path';
 import { oneLine } from './one-line.js';
 import { formatCost } from './result-file.js';
 
@@ -24,7 +25,7 @@ export function describe(e: BatchEvent): string | null {
     case 'warning':
       return `${e.plan ? `${e.plan}: ` : ''}warning: ${oneLine(e.message, 300)}`;
     case 'batch-end':
-      return `[${e.complete}/${e.total} plans complete]${e.interrupted ? ' (interrupted; continue with --resume)' : ''} index: ${e.index}`;
+      return `[${e.complete}/${e.total} plans complete]${e.interrupted ? ` (interrupted; continue with: ralph batch --resume ${dirname(e.index)})` : ''} index: ${e.index}`;
     default: {
       const never: never = e;
       return never;

@@ -51,19 +51,29 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     const stderr = ctx.stderr as NodeJS.WriteStream;
     const renderer = flags.json ? createJsonProgress(ctx.stdout) : stderr.isTTY ? createTtyProgress(stderr) : createPlainProgress(ctx.stderr);
     const controller = new AbortController();
+    // The batch folder, once known: resume hints give the whole command (docs/first-hour.md).
+    let out = flags.resume ?? flags.out;
+    const resumeHint = () => `ralph batch --resume ${out ?? '<batch folder>'}`;
     const onSignal = (name: NodeJS.Signals) => {
       if (controller.signal.aborted) {
         // A second Ctrl+C: leave now. The partial files left behind are what --resume handles.
         renderer.stop();
-        ctx.stderr.write(`ralph: ${name} again: stopping at once; \`ralph batch --resume <out>\` re-runs what was cut short\n`);
+        ctx.stderr.write(`ralph: ${name} again: stopping at once; \`${resumeHint()}\` re-runs what was cut short\n`);
         process.exit(EXIT_CODES.interrupted);
       }
-      ctx.stderr.write(`\nralph: ${name}: stopping every running plan (their results are written; press Ctrl+C again to stop at once; continue with --resume)\n`);
+      ctx.stderr.write(`\nralph: ${name}: stopping every running plan (their results are written; press Ctrl+C again to stop at once; continue with: ${resumeHint()})\n`);
       controller.abort(new Error(name));
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const deps: BatchDeps = { signal: controller.signal, onEvent: (e) => renderer.onEvent(e), wantOutput: flags.json === true };
+    const deps: BatchDeps = {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'batch-start') out = e.out;
+        renderer.onEvent(e);
+      },
+      wantOutput: flags.json === true,
+    };
     try {
       const summary = await runBatch(
         {
