@@ -1,5 +1,5 @@
 // Issue 4's memory bar: 1 GB of agent output through `ralph exec --quiet` keeps ralph's peak RSS
-// at or under 100 MiB (CONTRACT §1: "Memory use never grows with the length of the stream").
+// at or under 100 MiB (docs/signals.md#lines: "Memory never grows with the length of the output").
 // The agent (test/fixtures/longrun/gigabyte-agent.mjs) writes ~1 GiB of generated lines with a
 // few signals that must not end the run, then a summary and ###PLAN_COMPLETE###. Baseline, in
 // the same run: the same agent's output piped into `wc -l`.

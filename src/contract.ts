@@ -1,4 +1,4 @@
-// Every name that users, their scripts and prompt templates depend on (CONTRACT.md) is spelled
+// Every name that users, their scripts and prompt templates depend on (docs/) is spelled
 // here once; no other module writes these as string literals.
 
 export const SIGNAL_NAMES = [
@@ -16,7 +16,7 @@ export const SIGNAL = Object.freeze(Object.fromEntries(SIGNAL_NAMES.map((n) => [
 
 export type SignalClass = 'complete' | 'bailout' | 'failed' | 'blocked';
 
-/** Class of each signal and the names of its arguments (CONTRACT §1). */
+/** Class of each signal and the names of its arguments (docs/signals.md#signal-grammar). */
 export const SIGNAL_GRAMMAR: Record<SignalName, { class: SignalClass; args: readonly string[] }> = {
   PLAN_COMPLETE: { class: 'complete', args: [] },
   BAILOUT: { class: 'bailout', args: ['reason'] },
@@ -112,7 +112,7 @@ export const ACTIONS = [
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
-/** Run directory layout (CONTRACT §3). */
+/** Run directory layout (docs/files.md#the-run-directory). */
 export const RUN_FILES = {
   root: '.ralph',
   runs: 'runs',
@@ -125,7 +125,7 @@ export const RUN_FILES = {
   stopRequest: 'stop',
 } as const;
 
-/** Environment handed to a `command` executor (CONTRACT §5). */
+/** Environment handed to a `command` executor (docs/executors.md#environment). */
 export const RALPH_ENV = {
   runId: 'RALPH_RUN_ID',
   runDir: 'RALPH_RUN_DIR',
@@ -148,6 +148,10 @@ export const DEFAULTS = {
   contextBudget: 150_000,
   killGraceMs: 5_000,
   signalGraceMs: 10_000,
+  /** Total waiting for usage limits in one run (and in each resumed session). */
+  maxWaitMs: 6 * 3_600_000,
+  /** Iterations in a row that end with no decision and no progress. */
+  maxStalls: 3,
   verifyTimeoutMs: 10 * 60_000,
   maxLineBytes: 1024 * 1024,
 } as const;

@@ -1,4 +1,4 @@
-// Findings Index IDs (CONTRACT §6): a short code of the observation type and a 3-digit number
+// Findings Index IDs (docs/batch.md#result-files-and-the-sentinel): a short code of the observation type and a 3-digit number
 // counted per type within one plan's result, e.g. the second bug is BG002. The table is part of
 // the batch's documented output; keep it stable.
 import type { ObservationType, Severity } from '../contract.js';

@@ -1,5 +1,5 @@
 // `{out}/index.md`: one row per plan of the batch, read only from the plans' `.md` result files
-// (CONTRACT §6), starting with `[N/M plans complete]`; and the batch's exit code from the same rows.
+// (docs/batch.md#indexmd), starting with `[N/M plans complete]`; and the batch's exit code from the same rows.
 import { readFile } from 'node:fs/promises';
 import { EXIT_CODES } from '../contract.js';
 import { oneLine } from './one-line.js';

@@ -1,4 +1,4 @@
-// The `.md.partial` file of one attempt (CONTRACT §6). It is written through one open descriptor,
+// The `.md.partial` file of one attempt (docs/batch.md#result-files-and-the-sentinel). It is written through one open descriptor,
 // so a rename while the attempt is still running moves the file without losing lines, and once
 // the attempt is closed a straggling event cannot write anything, anywhere.
 import { closeSync, openSync, writeSync, mkdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // Which plans a batch runs: files given one by one, or a folder's *.md plans (not recursing).
-// Every plan is read and validated before anything runs (CONTRACT §4), and all problems are
+// Every plan is read and validated before anything runs (docs/batch.md#plans), and all problems are
 // listed at once. A plan's id (front matter `id`, else its stem) names its files and branch, so
 // ids must be unique in the batch and safe as a file name.
 import { readdir, readFile, stat } from 'node:fs/promises';

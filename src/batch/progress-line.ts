@@ -2,6 +2,7 @@
 import type { BatchEvent } from './events.js';
 import { dirname } from 'node:path';
 import { oneLine } from './one-line.js';
+import { waitLine } from '../ui/wait-line.js';
 import { formatCost } from './result-file.js';
 
 /** A one-line description of an event, or null when it is not worth a line. */
@@ -16,6 +17,7 @@ export function describe(e: BatchEvent): string | null {
       if (ev.type === 'iteration-start') return `${e.plan}: iteration ${ev.iteration}/${ev.maxIterations}`;
       if (ev.type === 'signal') return `${e.plan}: signal ${oneLine(ev.name, 40)}${ev.args.length ? ` (${oneLine(ev.args.join(', '), 120)})` : ''}`;
       if (ev.type === 'gate' && !ev.accepted) return `${e.plan}: claim rejected: ${oneLine(ev.reason, 160)}`;
+      if (ev.type === 'wait_start') return `${e.plan}: ${waitLine(ev.kind, new Date(ev.until), new Date())}`;
       return null;
     }
     case 'plan-retry':

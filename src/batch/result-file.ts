@@ -1,4 +1,4 @@
-// The text of a plan's flux-drive result file (CONTRACT §6): a header and progress lines written
+// The text of a plan's flux-drive result file (docs/batch.md#result-files-and-the-sentinel): a header and progress lines written
 // while it runs, then the result section, the Findings Index, the verdict and the summary. The
 // same module reads a finished file back for the index, so the format lives in one place.
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';
@@ -82,6 +82,10 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} warning: ${oneLine(e.message)}`;
     case 'run-end':
       return `- ${t} run ended ${e.outcome}: ${oneLine(e.reason)}`;
+    case 'wait_start':
+      return `- ${t} iteration ${e.iteration}: waiting for the ${e.kind} limit until ${e.until}`;
+    case 'wait_end':
+      return `- ${t} iteration ${e.iteration}: wait ended (${e.end}) after ${Math.round(e.waitedMs / 1000)}s`;
     case 'run-start':
     case 'state':
     case 'output':
@@ -91,6 +95,7 @@ export function progressLine(e: RunEvent, at: Date): string | null {
     case 'tool':
     case 'usage':
     case 'decision':
+    case 'limit':
       return null;
     default: {
       const never: never = e;

@@ -3,6 +3,7 @@
 import { join, relative } from 'node:path';
 import { RalphError } from '../errors.js';
 import { EXIT_CODES } from '../contract.js';
+import type { SharedLimits } from '../loop/limit-wait.js';
 import type { RunEvent } from '../loop/events.js';
 import type { RunResult } from '../loop/types.js';
 import type { BatchEvent } from './events.js';
@@ -33,6 +34,8 @@ export interface AttemptContext {
   cwd: string;
   exec: SharedExecOptions;
   runPlan: RunPlanFn;
+  /** Plans with the same agent wait for its usage limits together (docs/overnight.md). */
+  sharedLimits: SharedLimits;
   wantOutput: boolean;
   batchSignal: AbortSignal;
   planTimeoutMs: number | undefined;
@@ -136,7 +139,7 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
     }
   };
   const running: Promise<Settled> = Promise.resolve()
-    .then(() => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { signal: controller.signal, onEvent, wantOutput: ctx.wantOutput }))
+    .then(() => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { signal: controller.signal, onEvent, wantOutput: ctx.wantOutput, sharedLimits: ctx.sharedLimits }))
     .then(
       (result) => ({ kind: 'result', result }) as const,
       (error: unknown) => ({ kind: 'error', error }) as const,

@@ -15,6 +15,7 @@ import { writeBatchReport, type ReportWriter } from './report.js';
 import { nextAttempt, prepareResume } from './resume.js';
 import { WORKTREES_DIR, type Isolation } from './run-attempt.js';
 import { runPlanWithRetry } from './run-plan.js';
+import { SharedLimits } from '../loop/limit-wait.js';
 import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
 import { pathExists } from '../util/path-exists.js';
@@ -172,6 +173,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
     resumed,
   });
 
+  const sharedLimits = new SharedLimits();
   const isolationOf = (plan: BatchPlan): Isolation | null =>
     file.repo ? { repo: file.repo, worktree: join(out, WORKTREES_DIR, plan.id), branch: branchName(file.batchId, plan.id), base: file.base ?? 'HEAD' } : null;
   await runPool(
@@ -186,6 +188,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
           cwd: file.cwd,
           exec: { ...file.options.exec, cwd: file.options.exec.cwd ? resolve(file.cwd, file.options.exec.cwd) : file.cwd },
           runPlan,
+          sharedLimits,
           wantOutput: deps.wantOutput ?? false,
           batchSignal: signal,
           planTimeoutMs: file.options.planTimeoutMs ?? undefined,

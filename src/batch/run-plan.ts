@@ -1,4 +1,4 @@
-// One plan of a batch from launch to its single `.md` result (CONTRACT §6): a failed, exhausted,
+// One plan of a batch from launch to its single `.md` result (docs/batch.md#attempts-and-retries): a failed, exhausted,
 // off-the-rails, crashed or timed-out attempt is retried once, its partial moved aside first;
 // a second failure leaves an error stub.
 import { rename } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // The run's summary.json, shown at the end of its result file; the plan module knows its path
-// (CONTRACT §3: the plan's `summary:`, else `<plan dir>/<plan stem>.summary.json`).
+// (docs/plans.md#the-summary-file: the plan's `summary:`, else `<plan dir>/<plan stem>.summary.json`).
 // Only a summary written during this attempt is shown; an older one would describe another run.
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';

@@ -3,10 +3,11 @@
 import type { Outcome } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
 import type { ExecOptions, RunResult } from '../loop/types.js';
+import type { SharedLimits } from '../loop/limit-wait.js';
 
 export type RunPlanFn = (
   options: ExecOptions,
-  hooks?: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; wantOutput?: boolean },
+  hooks?: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; wantOutput?: boolean; sharedLimits?: SharedLimits },
 ) => Promise<RunResult>;
 
 export type IsolateMode = 'worktree' | 'none';

@@ -1,5 +1,5 @@
 // `ralph batch <plans…|folder>`: many plans, each one agent, with flux-drive result files
-// (CONTRACT §6). The command parses flags, owns SIGINT/SIGTERM and picks a renderer; the work is
+// (docs/batch.md). The command parses flags, owns SIGINT/SIGTERM and picks a renderer; the work is
 // runBatch's.
 import { Option } from 'commander';
 import { EXIT_CODES } from '../contract.js';

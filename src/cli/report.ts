@@ -1,5 +1,5 @@
-// `ralph report`: the observations report across runs (CONTRACT §5). Only the options live here;
-// the work is loaded when the command runs.
+// `ralph report`: the observations report across runs (docs/commands.md#ralph-report). The options, and
+// the work, whose modules are loaded only when the command runs.
 import { Option } from 'commander';
 import { RUN_FILES, SEVERITIES } from '../contract.js';
 import type { CliContext, RegisterCommand } from './context.js';

@@ -1,4 +1,4 @@
-// `ralph validate <plan.md…>`: checks every plan given and lists every problem (CONTRACT §5).
+// `ralph validate <plan.md…>`: checks every plan given and lists every problem (docs/commands.md#ralph-validate).
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import { InvalidInputError, formatProblem, type Problem } from '../errors.js';

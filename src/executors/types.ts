@@ -71,11 +71,22 @@ export type ExecutorEvent =
   | { type: 'process'; pid: number }
   | { type: 'warning'; message: string }
   /**
+   * The agent or the API refused for a usage or rate limit, or is overloaded. The loop waits
+   * (docs/overnight.md) instead of counting a failure. `resetsAt` (epoch ms) when the agent said
+   * when the limit resets, `retryAfterMs` when it said how long to wait; neither: back off.
+   */
+  | { type: 'limit'; kind: LimitKind; message: string; resetsAt?: number; retryAfterMs?: number }
+  /** The agent's own permission system refused a tool call (the stall breaker counts these). */
+  | { type: 'permission_denied'; tool: string; summary: string }
+  /**
    * The end of the iteration. `code` is the process exit code (or 0/1 for in-process executors);
    * `error` says why the executor could not run or failed; `fatal` means no further iteration can
    * succeed (program not found, bad API key).
    */
   | { type: 'exit'; code: number | null; signal?: string | null; error?: string; fatal?: boolean };
+
+/** usage: a plan's quota (five-hour, weekly); rate: requests or tokens per minute; overloaded: 529. */
+export type LimitKind = 'usage' | 'rate' | 'overloaded';
 
 export interface Executor {
   readonly name: string;

@@ -1,4 +1,4 @@
-// findings.jsonl (CONTRACT §3): one observation a line, appended the moment its closing tag arrives.
+// findings.jsonl (docs/files.md#findingsjsonl): one observation a line, appended the moment its closing tag arrives.
 import { JsonlAppender } from '../runs/jsonl-appender.js';
 import type { ObservationRecord } from '../signals/index.js';
 

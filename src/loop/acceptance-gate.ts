@@ -1,4 +1,4 @@
-// "Done?" is answered by the orchestrator, not the agent (CONTRACT §1): the summary file must
+// "Done?" is answered by the orchestrator, not the agent (docs/signals.md#acceptance-gate): the summary file must
 // exist, parse, match the schema, name this plan and be fresh; then every verify command must
 // pass. The reason is exactly what the next iteration is told.
 import { readFileSync, statSync } from 'node:fs';

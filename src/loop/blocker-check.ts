@@ -1,5 +1,5 @@
 // A BLOCKED claim escalates to a person only when it carries evidence and its reason is not one
-// the plan says the agent must resolve itself (CONTRACT §1).
+// the plan says the agent must resolve itself (docs/signals.md#blocked).
 
 export interface BlockerInput {
   reason: string;

@@ -1,4 +1,4 @@
-// The older completion conventions (CONTRACT §1): TASK_COMPLETE / TASK_COMPLETE.md / BLOCKED.md /
+// The older completion conventions (docs/signals.md#claims-made-through-files): TASK_COMPLETE / TASK_COMPLETE.md / BLOCKED.md /
 // PR_URL files in the working directory. A file counts in the iteration in which it appeared or
 // changed, so each iteration starts from a snapshot.
 import { createHash } from 'node:crypto';

@@ -11,7 +11,7 @@ import type { Clock } from './clock.js';
 import { ErrorLoopDetector } from './error-loop.js';
 import { SilenceWatchdog } from './silence-watchdog.js';
 
-export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop';
+export type StopCause = 'silence' | 'iteration_timeout' | 'signal_grace' | 'interrupt' | 'limit' | 'error_loop' | 'usage_limit';
 
 export interface IterationInput {
   executor: Executor;
@@ -49,6 +49,12 @@ export interface IterationResult {
   /** Input tokens of the last request, for the context budget. */
   contextTokens: number;
   sessionId?: string;
+  /** The last usage or rate limit the executor reported: the run waits instead of failing. */
+  limit?: Extract<ExecutorEvent, { type: 'limit' }>;
+  /** Tool calls the agent's permission system refused in this iteration. */
+  denials: { tool: string; summary: string }[];
+  /** What identifies each valid observation of this iteration (a new one counts as progress). */
+  findings: string[];
   durationMs: number;
 }
 
@@ -71,6 +77,8 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
     tokens: { ...ZERO_USAGE },
     costUsd: null,
     contextTokens: 0,
+    denials: [],
+    findings: [],
     durationMs: 0,
   };
 
@@ -101,6 +109,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'observation':
         if (e.record.valid && e.record.type === 'blocker') result.blockerObservation = true;
+        if (e.record.valid) result.findings.push(`${e.record.type}\0${(e.record.title ?? '').trim().toLowerCase()}\0${e.record.file ?? ''}`);
         bus.emitEvent({ type: 'observation', iteration, record: e.record });
         break;
       default: {
@@ -181,6 +190,20 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'warning':
         bus.emitEvent({ type: 'warning', iteration, message: ev.message });
+        break;
+      case 'limit':
+        watchdog.touch();
+        result.limit = ev;
+        bus.emitEvent({ type: 'limit', iteration, kind: ev.kind, message: ev.message, ...(ev.resetsAt !== undefined ? { resetsAt: new Date(ev.resetsAt).toISOString() } : {}) });
+        // The agent usually exits by itself after a refusal; one that hangs on is stopped.
+        if (graceTimer === undefined) {
+          graceTimer = clock.setTimeout(() => stopWith('usage_limit', `${ev.kind} limit reported; the executor was stopped after ${input.signalGraceMs} ms of grace`), input.signalGraceMs);
+        }
+        break;
+      case 'permission_denied':
+        watchdog.touch();
+        result.denials.push({ tool: ev.tool, summary: ev.summary });
+        bus.emitEvent({ type: 'warning', iteration, message: `permission denied: ${ev.tool}${ev.summary ? ` (${ev.summary.slice(0, 160)})` : ''}` });
         break;
       case 'exit':
         result.exitCode = ev.code;

@@ -1,5 +1,6 @@
-// Flags over front matter over defaults (CONTRACT §5), and the choice of executor.
+// Flags over front matter over defaults (docs/commands.md#ralph-exec), and the choice of executor.
 import { resolve } from 'node:path';
+import { resolveAgent, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
@@ -18,6 +19,8 @@ export interface RunConfig {
   maxRuntimeMs?: number;
   silenceTimeoutMs: number;
   iterationTimeoutMs?: number;
+  maxWaitMs: number;
+  maxStalls: number;
   requireSummary: boolean;
   verify: string[];
   rejectBlockers: string[];
@@ -25,13 +28,20 @@ export interface RunConfig {
   maxRetries?: number;
   signalGraceMs: number;
   promptsDir?: string;
+  /** --agent: which named agent the command came from. */
+  agent?: ResolvedAgent;
 }
 
 export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.ProcessEnv): RunConfig {
   const fm = plan.config;
   const cwd = resolve(options.cwd);
-  const command = options.command && options.command.length > 0 ? options.command : fm.command;
+  if (options.agent !== undefined && options.executor === 'anthropic') {
+    throw new UsageError('--agent runs an agent CLI; it cannot be combined with --executor anthropic', 'Drop one of the two.');
+  }
+  const agent = options.agent !== undefined ? resolveAgent(options.agent, options.command ?? []) : undefined;
+  const command = agent ? agent.command : options.command && options.command.length > 0 ? options.command : fm.command;
   const executor: ExecutorName | undefined =
+    (agent ? 'command' : undefined) ??
     options.executor ??
     (options.command && options.command.length > 0 ? 'command' : undefined) ??
     fm.executor ??
@@ -57,10 +67,12 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     cwd,
     summaryPath,
     executor,
-    streamFormat: options.streamFormat ?? fm.streamFormat ?? 'text',
+    streamFormat: options.streamFormat ?? agent?.streamFormat ?? fm.streamFormat ?? 'text',
     maxIterations: options.maxIterations ?? fm.maxIterations ?? DEFAULTS.maxIterations,
     maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? DEFAULTS.maxBailouts,
     silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? 10 * 60_000,
+    maxWaitMs: options.maxWaitMs ?? fm.maxWaitMs ?? DEFAULTS.maxWaitMs,
+    maxStalls: options.maxStalls ?? fm.maxStalls ?? DEFAULTS.maxStalls,
     requireSummary: fm.requireSummary,
     verify: fm.verify,
     rejectBlockers: fm.blockers.reject,
@@ -68,6 +80,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     signalGraceMs: options.signalGraceMs ?? DEFAULTS.signalGraceMs,
   };
   if (executor === 'command') config.command = command;
+  if (agent !== undefined) config.agent = agent;
   const model = options.model ?? fm.model;
   if (model !== undefined) config.model = model;
   const maxCost = options.maxCostUsd ?? fm.maxCostUsd;

@@ -1,4 +1,4 @@
-// The iteration state machine of CONTRACT §1: one plan, run to one outcome. It never prints and
+// The iteration state machine of docs/loop.md: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
@@ -29,6 +29,9 @@ import { acceptanceGate } from './acceptance-gate.js';
 import { checkBlocker } from './blocker-check.js';
 import { RunBus } from './bus.js';
 import { systemClock, type Clock } from './clock.js';
+import { planWait, sleepUntil, type LimitReport, type SharedLimits } from './limit-wait.js';
+import { workFingerprint } from './work-fingerprint.js';
+import { formatDuration } from '../util/duration.js';
 import type { RunEvent } from './events.js';
 import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
 import { commitsSince, headSha, repoRoot } from './git.js';
@@ -48,6 +51,13 @@ export interface RunHooks {
   wantOutput?: boolean;
   /** Called once the run directory exists, with a function that writes an `interrupted` result synchronously. */
   onEmergencyExit?: (writeNow: () => void) => void;
+  /** A batch's plans that use the same agent wait for its limits together. */
+  sharedLimits?: SharedLimits;
+}
+
+interface DueWait extends LimitReport {
+  until: number;
+  basis: 'reset' | 'retry-after' | 'backoff' | 'shared';
 }
 
 type Ending = { outcome: Outcome; reason: string };
@@ -90,6 +100,8 @@ function limitsOf(config: RunConfig): RunState['limits'] {
     maxCostUsd: config.maxCostUsd ?? null,
     maxRuntimeMs: config.maxRuntimeMs ?? null,
     silenceTimeoutMs: config.silenceTimeoutMs,
+    maxWaitMs: config.maxWaitMs,
+    maxStalls: config.maxStalls,
   };
 }
 
@@ -154,6 +166,8 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
   }
   state.pid = process.pid;
   state.outcome = null;
+  // Each session of a run has its own --max-wait; a wait in progress goes on for what is left.
+  state.waitedMs = 0;
   return { paths, state, mode: 'resume' as const, note };
 }
 
@@ -183,6 +197,11 @@ class PlanRun {
   private readonly rules: StopRule[];
   private readonly runAbort = new AbortController();
   private resumeReason: string | undefined;
+  private waitBasis: DueWait['basis'] = 'reset';
+  /** Notes for the next prompt gathered while an iteration is settled (denied tools, near misses). */
+  private pendingFeedback: string[] = [];
+  /** Findings seen in this session of the run: the same finding again is not progress. */
+  private readonly seenFindings = new Set<string>();
   private repo = '';
 
   constructor(private readonly init: PlanRunInit) {
@@ -219,8 +238,9 @@ class PlanRun {
     this.emit({ type: 'warning', message, ...(iteration !== undefined ? { iteration } : {}) });
   }
 
-  private status(state: string): void {
+  private status(state: string, wait?: DueWait): void {
     writeStatus(this.paths.status, {
+      ...(wait ? { waitingUntil: new Date(wait.until).toISOString(), waitingFor: `${wait.kind} limit` } : {}),
       repo: this.repo,
       plan: this.plan.path,
       started: this.state.startedAt,
@@ -348,12 +368,20 @@ class PlanRun {
       if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
       const limit = firstLimit(this.rules, this.limitContext());
       if (limit) return { outcome: 'exhausted', reason: limit.reason };
-      const stopFile = [this.paths.stopRequest, globalStopRequest(config.cwd)].find((p) => existsSync(p));
+      const stopFile = this.stopRequested();
       if (stopFile) {
         rmSync(stopFile, { force: true });
         return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with: ${this.resumeCommand()}` };
       }
+      const due = this.dueWait();
+      if (due) {
+        const ending = await this.waitOut(due);
+        if (ending) return ending;
+        continue;
+      }
 
+      const feedbackUsed = state.feedback;
+      const resumeReasonUsed = this.resumeReason;
       state.iteration++;
       const n = state.iteration;
       const fresh = state.nextFresh;
@@ -381,6 +409,7 @@ class PlanRun {
         head: await headSha(config.cwd),
         files: snapshotSignalFiles(config.cwd),
       };
+      const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText) : undefined;
       this.status('running');
       this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
 
@@ -431,9 +460,111 @@ class PlanRun {
       }
       const fc = fileClaims(config.cwd, state.iterationStart.files);
       const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
-      const ending = await this.settle(n, weighed, fc, result);
+      if (result.limit && decide(weighed).kind === 'none') {
+        // Refused for a limit: this attempt does not count, and the same iteration runs again
+        // once the limit resets (with the same prompt).
+        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+        state.iteration = n - 1;
+        state.feedback = feedbackUsed;
+        this.resumeReason = resumeReasonUsed;
+        state.nextFresh = fresh;
+        state.iterationStart = null;
+        this.scheduleWait(result.limit);
+        continue;
+      }
+      state.limitStreak = 0;
+      const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
+      for (const key of result.findings) this.seenFindings.add(key);
+      const progressed = workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText())) !== workBefore;
+      const ending = await this.settle(n, weighed, fc, result, progressed);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       if (ending) return ending;
+      if (this.pendingFeedback.length > 0) {
+        state.feedback = [state.feedback, ...this.pendingFeedback].filter(Boolean).join('\n\n');
+        this.pendingFeedback = [];
+      }
+    }
+  }
+
+  private stopRequested(): string | undefined {
+    return [this.paths.stopRequest, globalStopRequest(this.config.cwd)].find((p) => existsSync(p));
+  }
+
+  private limitKey(): string {
+    const { config } = this;
+    return config.executor === 'anthropic' ? 'anthropic' : `${config.command?.[0] ?? ''}|${config.streamFormat}`;
+  }
+
+  /** Records when to run the refused iteration again; ends the run when that is past --max-wait. */
+  private scheduleWait(limit: LimitReport): void {
+    const { state } = this;
+    const now = this.clock.now();
+    const planned = planWait(limit, now, state.limitStreak ?? 0);
+    state.limitStreak = (state.limitStreak ?? 0) + 1;
+    this.init.hooks.sharedLimits?.record(this.limitKey(), planned.until, limit);
+    state.waitUntil = planned.until;
+    state.waitLimit = { kind: limit.kind, message: limit.message };
+    this.waitBasis = planned.basis;
+    saveState(this.paths.state, state);
+  }
+
+  /** A wait in force: one this run scheduled (or was in when it stopped), or one shared in a batch. */
+  private dueWait(): DueWait | undefined {
+    const { state } = this;
+    const now = this.clock.now();
+    if (state.waitUntil !== undefined && state.waitUntil !== null) {
+      if (state.waitUntil > now) {
+        const limit = state.waitLimit ?? { kind: 'usage' as const, message: 'a limit' };
+        return { ...limit, until: state.waitUntil, basis: this.waitBasis };
+      }
+      state.waitUntil = null;
+      state.waitLimit = null;
+    }
+    const shared = this.init.hooks.sharedLimits?.active(this.limitKey(), now);
+    return shared ? { ...shared.limit, until: shared.until, basis: 'shared' } : undefined;
+  }
+
+  /** Waits for `due`; undefined when the wait is over and the loop goes on, else how the run ends. */
+  private async waitOut(due: DueWait): Promise<Ending | undefined> {
+    const { state, config, clock } = this;
+    const start = clock.now();
+    const waited = state.waitedMs ?? 0;
+    const iteration = state.iteration + 1;
+    const until = new Date(due.until).toISOString();
+    if (waited + (due.until - start) > config.maxWaitMs) {
+      return {
+        outcome: 'exhausted',
+        reason:
+          `usage_limit: the ${due.kind} limit (${due.message.slice(0, 200)}) lifts at ${until}, past --max-wait ${formatDuration(config.maxWaitMs)}` +
+          ` (${formatDuration(waited)} waited already); resume after it lifts with: ralph exec ${this.plan.path} --resume ${state.runId}`,
+      };
+    }
+    state.waitUntil = due.until;
+    state.waitLimit = { kind: due.kind, message: due.message };
+    this.status('waiting', due);
+    this.emit({ type: 'wait_start', iteration, kind: due.kind, until, reason: due.message, basis: due.basis });
+    const end = await sleepUntil(clock, due.until, this.runAbort.signal, () => this.stopRequested() !== undefined);
+    const waitedNow = clock.now() - start;
+    state.waitedMs = waited + waitedNow;
+    this.emit({ type: 'wait_end', iteration, kind: due.kind, until, reason: due.message, waitedMs: waitedNow, end });
+    switch (end) {
+      case 'done':
+        state.waitUntil = null;
+        state.waitLimit = null;
+        saveState(this.paths.state, state);
+        return undefined;
+      case 'aborted':
+        // state.waitUntil stays: a resumed run waits for the rest.
+        return this.interruptedOrLimit();
+      case 'stop-requested': {
+        const stopFile = this.stopRequested();
+        if (stopFile) rmSync(stopFile, { force: true });
+        return { outcome: 'interrupted', reason: `stop requested while waiting for the ${due.kind} limit; resume with --resume ${state.runId}` };
+      }
+      default: {
+        const never: never = end;
+        return never;
+      }
     }
   }
 
@@ -465,7 +596,7 @@ class PlanRun {
    * Weighs one iteration's signals and claims and applies the decision. Returns how the run
    * ends, or undefined to go on (with state.nextFresh and state.feedback set for the next one).
    */
-  private async settle(n: number, weighed: Weighed[], fc: FileClaims, result: IterationResult | undefined): Promise<Ending | undefined> {
+  private async settle(n: number, weighed: Weighed[], fc: FileClaims, result: IterationResult | undefined, progressed = true): Promise<Ending | undefined> {
     const { state, config } = this;
     for (const w of weighed) state.signals.push({ iteration: n, name: w.name, args: w.args, source: w.source });
     const prUrl = findPrUrl(config.cwd);
@@ -493,6 +624,13 @@ class PlanRun {
     if (decision.kind !== 'bailout') state.consecutiveBailouts = 0;
     if (decision.kind !== 'none') state.consecutiveFailures = 0;
     if (decision.kind !== 'blocked') state.consecutiveBlockRejections = 0;
+    if (decision.kind !== 'none') state.consecutiveStalls = 0;
+    if (decision.kind === 'none') {
+      const denied = this.countDenials(n, result);
+      if (denied) return denied;
+    } else {
+      state.consecutiveDenials = 0;
+    }
 
     switch (decision.kind) {
       case 'complete': {
@@ -540,6 +678,12 @@ class PlanRun {
           return this.escalate(decision.reason, fc, `escalated after blocker claims were rejected in two iterations in a row (last: ${verdict.why})`);
         }
         moveAside(config.cwd, fc.files.filter((f) => f === SIGNAL_FILES.blocked), this.paths.rejected(n));
+        // A hard failure of the same iteration is never lost with the rejected blocker.
+        const failed = decide(weighed.filter((w) => w.class !== 'blocked'));
+        if (failed.kind === 'failed') {
+          this.emit({ type: 'decision', iteration: n, decision: failed });
+          return { outcome: 'failed', reason: failed.reason };
+        }
         state.feedback = render(this.init.templates['feedback-blocker-rejected'], { reason: decision.reason, why: verdict.why });
         state.nextFresh = false;
         return undefined;
@@ -556,6 +700,18 @@ class PlanRun {
           }
         } else {
           state.consecutiveFailures = 0;
+        }
+        if (result && config.maxStalls > 0 && !progressed) {
+          state.consecutiveStalls = (state.consecutiveStalls ?? 0) + 1;
+          if (state.consecutiveStalls >= config.maxStalls) {
+            return {
+              outcome: 'exhausted',
+              reason: `no_progress: ${state.consecutiveStalls} iterations in a row ended with no decision and no change to the working tree, HEAD, the plan's Progress or the findings`,
+            };
+          }
+          this.warn(`iteration ${n} made no progress (${state.consecutiveStalls} of ${config.maxStalls} in a row before the run ends no_progress)`, n);
+        } else {
+          state.consecutiveStalls = 0;
         }
         if (result && result.contextTokens > config.contextBudget) {
           state.bailouts++;
@@ -579,6 +735,31 @@ class PlanRun {
 
   private resumeCommand(): string {
     return resumeCommand({ planPath: this.plan.path, runId: this.state.runId, cwd: this.config.cwd, runDir: this.paths.dir });
+  }
+
+  /**
+   * Tool calls the agent's permissions refused: named in the next prompt; in --max-stalls
+   * iterations in a row they end the run blocked, as only a person can change the permissions.
+   */
+  private countDenials(n: number, result: IterationResult | undefined): Ending | undefined {
+    const { state, config } = this;
+    const denials = result?.denials ?? [];
+    if (denials.length === 0) {
+      state.consecutiveDenials = 0;
+      return undefined;
+    }
+    state.consecutiveDenials = (state.consecutiveDenials ?? 0) + 1;
+    const calls = denials.map((d) => `${d.tool}${d.summary ? ` (${d.summary.slice(0, 120)})` : ''}`);
+    if (config.maxStalls > 0 && state.consecutiveDenials >= config.maxStalls) {
+      const fc: FileClaims = { claims: [], files: [] };
+      return this.escalate(
+        `permission_denied: the agent's permissions refused tool calls in ${state.consecutiveDenials} iterations in a row (last: ${calls.slice(0, 5).join('; ')})`,
+        fc,
+        'the agent cannot do its work with the permissions it has: change them (its settings or command-line flags) and resume',
+      );
+    }
+    this.pendingFeedback.push(render(this.init.templates['feedback-permission-denied'], { calls: calls.map((c) => `- ${c}`).join('\n') }));
+    return undefined;
   }
 
   private startFresh(reason: string): void {

@@ -1,4 +1,4 @@
-// Off the rails (CONTRACT §5): no output for `timeoutMs` → fire. Any byte counts as activity.
+// Off the rails (docs/loop.md#silence): no output for `timeoutMs` → fire. Any byte counts as activity.
 // touch() runs for every chunk, so it only stores a time; one timer re-arms itself lazily.
 import type { Clock } from './clock.js';
 

@@ -13,6 +13,8 @@ export interface ExecOptions {
   executor?: ExecutorName;
   /** Program and arguments of the `command` executor (after `--`, or the plan's `command:`). */
   command?: string[];
+  /** --agent: a named agent (config file or preset); its command comes first, `command` is appended. */
+  agent?: string;
   streamFormat?: StreamFormat;
   model?: string;
   maxIterations?: number;
@@ -21,6 +23,8 @@ export interface ExecOptions {
   maxCostUsd?: number;
   silenceTimeoutMs?: number;
   iterationTimeoutMs?: number;
+  maxWaitMs?: number;
+  maxStalls?: number;
   /** --summary, relative to the current directory. */
   summary?: string;
   /** --run-dir: the run directory itself. */
@@ -43,7 +47,7 @@ export interface SignalRecord {
   line?: number;
 }
 
-/** result.json (CONTRACT §3). */
+/** result.json (docs/files.md#resultjson). */
 export interface RunResult {
   run: string;
   plan: string;

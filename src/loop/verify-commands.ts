@@ -1,4 +1,4 @@
-// The plan's `verify` commands, run by the orchestrator itself (CONTRACT §4): `sh -c` in the
+// The plan's `verify` commands, run by the orchestrator itself (docs/plans.md#verify-commands): `sh -c` in the
 // working directory, 10 minutes at most each, the tail of the output kept for the agent.
 import { spawn } from 'node:child_process';
 import { DEFAULTS } from '../contract.js';

@@ -1,4 +1,4 @@
-// The `- [x] TASK_COMPLETE` completion claim (CONTRACT §1): a checked list item, outside code fences.
+// The `- [x] TASK_COMPLETE` completion claim (docs/signals.md#the-plans-checkbox): a checked list item, outside code fences.
 import { TASK_COMPLETE_CHECKBOX } from '../contract.js';
 import { linesWithFences } from './fences.js';
 

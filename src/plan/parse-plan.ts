@@ -1,4 +1,4 @@
-// plan.md → Plan, or every problem found in it (CONTRACT §4: a plan that cannot be read or
+// plan.md → Plan, or every problem found in it (docs/plans.md: a plan that cannot be read or
 // validated is refused, with every problem listed, before anything runs).
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';

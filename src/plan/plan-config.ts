@@ -118,6 +118,8 @@ const KEYS: Record<string, { field: keyof PlanConfig; check: Check }> = {
   max_cost_usd: { field: 'maxCostUsd', check: positiveNumber },
   max_runtime: { field: 'maxRuntimeMs', check: duration },
   silence_timeout: { field: 'silenceTimeoutMs', check: duration },
+  max_wait: { field: 'maxWaitMs', check: duration },
+  max_stalls: { field: 'maxStalls', check: integerAtLeast(0) },
   summary: { field: 'summary', check: nonEmptyString('a file path relative to the plan') },
   require_summary: { field: 'requireSummary', check: boolean },
   verify: { field: 'verify', check: verify },

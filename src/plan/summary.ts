@@ -1,4 +1,4 @@
-// The summary file an agent writes when it claims completion (CONTRACT §3). The reason a summary
+// The summary file an agent writes when it claims completion (docs/plans.md#the-summary-file). The reason a summary
 // is refused is what the agent is told next iteration, so it names the field and what is wrong.
 import { z } from 'zod';
 

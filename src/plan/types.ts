@@ -1,7 +1,7 @@
-// The shapes the rest of ralph reads a plan through (CONTRACT §4). Front-matter keys are
+// The shapes the rest of ralph reads a plan through (docs/plans.md#front-matter). Front-matter keys are
 // snake_case in the file and camelCase here.
 
-/** Values the front matter accepts for `executor` and `stream_format` (CONTRACT §5). */
+/** Values the front matter accepts for `executor` and `stream_format` (docs/commands.md#ralph-exec). */
 export const EXECUTOR_NAMES = ['anthropic', 'command'] as const;
 export const STREAM_FORMATS = ['text', 'claude-json', 'codex-json'] as const;
 
@@ -29,6 +29,10 @@ export interface PlanConfig {
   maxCostUsd?: number;
   maxRuntimeMs?: number;
   silenceTimeoutMs?: number;
+  /** Total time the run may wait for usage limits to reset (docs/overnight.md). */
+  maxWaitMs?: number;
+  /** Iterations in a row without a decision or progress before the run ends no_progress; 0: never. */
+  maxStalls?: number;
   /** As written: relative to the plan's folder (Plan.summaryPath is the resolved one). */
   summary?: string;
   requireSummary: boolean;

@@ -13,6 +13,7 @@ export const TEMPLATE_NAMES = [
   'message-resume',
   'feedback-completion-rejected',
   'feedback-blocker-rejected',
+  'feedback-permission-denied',
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;

@@ -1,4 +1,4 @@
-// Where a run's files live (CONTRACT §3). One place, so nothing else joins these names.
+// Where a run's files live (docs/files.md#the-run-directory). One place, so nothing else joins these names.
 import { join, resolve } from 'node:path';
 import { RUN_FILES } from '../contract.js';
 

@@ -11,6 +11,7 @@ import { loadState } from './run-state.js';
 
 const KEYS = [
   'executor',
+  'agent',
   'command',
   'streamFormat',
   'model',
@@ -23,6 +24,8 @@ const KEYS = [
   'signalGraceMs',
   'contextBudget',
   'maxRetries',
+  'maxWaitMs',
+  'maxStalls',
   'promptsDir',
   'summary',
 ] as const satisfies readonly (keyof ExecOptions)[];

@@ -1,7 +1,7 @@
 // state.json: everything --resume needs to carry a run on (counters, snapshots, the executor's
-// process group). STATUS.json stays the small public shape of CONTRACT §3.
+// process group). STATUS.json stays the small public shape of docs/files.md#statusjson.
 import { readFileSync } from 'node:fs';
-import type { TokenUsage } from '../executors/types.js';
+import type { LimitKind, TokenUsage } from '../executors/types.js';
 import type { SignalRecord } from '../loop/types.js';
 import type { Outcome } from '../contract.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
@@ -27,7 +27,7 @@ export interface RunState {
   signals: SignalRecord[];
   warnings: string[];
   prUrl: string | null;
-  /** HEAD when the run started (null outside a git repository), as CONTRACT §3 asks. */
+  /** HEAD when the run started (null outside a git repository), as docs/loop.md#before-the-first-iteration asks. */
   headAtStart: string | null;
   /** What HEAD and the signal files looked like when the current iteration started. */
   iterationStart: { head: string | null; files: FileSnapshot } | null;
@@ -44,6 +44,16 @@ export interface RunState {
   limits: RunLimits;
   /** How the run was started (exec options given), so --resume needs nothing else; absent in runs from before. */
   settings?: RunSettings;
+  /** A wait for a usage limit in progress (epoch ms), so a resumed run waits for the rest. */
+  waitUntil?: number | null;
+  waitLimit?: { kind: LimitKind; message: string } | null;
+  /** Time spent waiting for limits in this session of the run (bounded by max_wait). */
+  waitedMs?: number;
+  /** Limits in a row without an iteration that ran to its end: the backoff grows with it. */
+  limitStreak?: number;
+  /** Iterations in a row with no decision and no progress, and with permission denials. */
+  consecutiveStalls?: number;
+  consecutiveDenials?: number;
 }
 
 export interface RunLimits {
@@ -52,6 +62,8 @@ export interface RunLimits {
   maxCostUsd: number | null;
   maxRuntimeMs: number | null;
   silenceTimeoutMs: number;
+  maxWaitMs?: number;
+  maxStalls?: number;
 }
 
 export function saveState(path: string, state: RunState): void {

@@ -8,6 +8,13 @@ import { pidAlive } from './liveness.js';
 import type { RunPaths } from './paths.js';
 import { loadState, type RunState } from './run-state.js';
 import { resumeCommand } from './run-settings.js';
+import { waitLine } from '../ui/wait-line.js';
+import type { LimitKind } from '../executors/types.js';
+
+function limitKindOf(waitingFor: string | undefined): LimitKind {
+  const kind = waitingFor?.split(' ')[0];
+  return kind === 'rate' || kind === 'overloaded' ? kind : 'usage';
+}
 import { readStatus, type StatusFile } from './status-file.js';
 
 export type Health = 'running' | 'stale' | 'dead' | RunResult['outcome'];
@@ -70,6 +77,11 @@ export function viewRun(paths: RunPaths, now = Date.now()): RunView {
   if (ended) return { ...base, health: result.outcome, why: result.reason };
   if (pid === undefined || !pidAlive(pid)) {
     return { ...base, health: 'dead', why: `its ralph process${pid !== undefined ? ` (pid ${pid})` : ''} is gone and it wrote no result: resume it with: ${state ? resumeCommand({ ...state, runDir: paths.dir }) : `ralph exec <plan> --resume ${runId}`}` };
+  }
+  // A run waiting for a usage limit is quiet on purpose until the limit resets.
+  const waitingUntil = status?.state === 'waiting' && status.waitingUntil ? Date.parse(status.waitingUntil) : NaN;
+  if (Number.isFinite(waitingUntil) && waitingUntil > now) {
+    return { ...base, health: 'running', why: `pid ${pid} is alive and ${waitLine(limitKindOf(status!.waitingFor), new Date(waitingUntil), new Date(now))}` };
   }
   const silence = state?.limits.silenceTimeoutMs ?? 10 * 60_000;
   const lastMs = last ? Date.parse(last) : status ? Date.parse(status.updated) : NaN;

@@ -1,4 +1,4 @@
-// STATUS.json (CONTRACT §3), rewritten atomically on every state change.
+// STATUS.json (docs/files.md#statusjson), rewritten atomically on every state change.
 import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 
@@ -11,6 +11,9 @@ export interface StatusFile {
   state: string;
   iteration: number;
   pid: number;
+  /** While state is `waiting`: until when (ISO), and for which limit. */
+  waitingUntil?: string;
+  waitingFor?: string;
   updated: string;
 }
 

@@ -1,4 +1,4 @@
-// One decision per iteration (CONTRACT §1 "Priority"): blocked > failed > bailout > complete;
+// One decision per iteration (docs/signals.md#priority): blocked > failed > bailout > complete;
 // within a class the last one wins. Pure, so it is tested by table.
 import { CLASS_PRIORITY, type SignalClass } from '../contract.js';
 

@@ -1,4 +1,4 @@
-// The grammar of one signal line (CONTRACT §1). Called only for lines that, trimmed, start and end
+// The grammar of one signal line (docs/signals.md#signal-grammar). Called only for lines that, trimmed, start and end
 // with ###, so it may allocate freely.
 import { SIGNAL_GRAMMAR, SIGNAL_NAMES, type SignalClass, type SignalName } from '../contract.js';
 

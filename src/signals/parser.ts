@@ -1,4 +1,4 @@
-// The incremental signal parser (CONTRACT §1–2). Fed raw chunks of one stream; skips the lines
+// The incremental signal parser (docs/signals.md). Fed raw chunks of one stream; skips the lines
 // that cannot matter (quiet-lines.ts: a SIMD WebAssembly scan, or a native byte search where
 // WebAssembly is missing) and looks closely only at the few that can (those that start with '#',
 // 'L', a fence character, or hold an observation). A chunk is copied once into the scanner's

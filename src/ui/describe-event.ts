@@ -2,6 +2,7 @@
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
 import { stripControl } from './sanitize.js';
+import { waitLine } from './wait-line.js';
 
 function money(usd: number | null): string {
   return usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`;
@@ -54,6 +55,12 @@ export function describeEvent(e: RunEvent): string | undefined {
         `${e.outcome} after ${n} iteration${n === 1 ? '' : 's'}, ${money(e.result.costUsd)}; results in ${e.result.runDir ?? 'an unknown folder'}`,
       ].join('\n');
     }
+    case 'limit':
+      return `${e.kind} limit reported: ${stripControl(e.message).slice(0, 200)}`;
+    case 'wait_start':
+      return waitLine(e.kind, new Date(e.until), new Date());
+    case 'wait_end':
+      return e.end === 'done' ? `the wait is over after ${formatDuration(e.waitedMs)}: running iteration ${e.iteration} again` : undefined;
     case 'state':
     case 'output':
     case 'usage':

@@ -5,6 +5,7 @@
 // run ends, so no line of ralph's is ever cut or overwritten.
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
+import { waitLine } from './wait-line.js';
 import { describeEvent } from './describe-event.js';
 import { createLiveArea } from './live-area.js';
 import type { Renderer, RendererOptions } from './renderer.js';
@@ -74,6 +75,9 @@ export function ttyRenderer(o: RendererOptions): Renderer {
         case 'run-end':
           s.state = e.outcome;
           s.live = false;
+          break;
+        case 'wait_start':
+          s.state = waitLine(e.kind, new Date(e.until), new Date());
           break;
         default:
           break;

@@ -1,4 +1,4 @@
-// `ralph parse` as a user runs it: the built CLI (npm test builds dist/ first). CONTRACT §5: one
+// `ralph parse` as a user runs it: the built CLI (npm test builds dist/ first). docs/commands.md#ralph-parse: one
 // NDJSON object per signal, claim, malformed or ignored signal and observation, in order.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,7 +76,7 @@ const ALL_KINDS = [
 ];
 
 describe('ralph parse FILE', () => {
-  it('prints one object per event, in order, in the shape of CONTRACT §5', async () => {
+  it('prints one object per event, in order, in the shape docs/commands.md#ralph-parse gives', async () => {
     const ran = await ralph(['parse', `${FIXTURES}/all-kinds.txt`]);
     expect(ran).toMatchObject({ code: 0, stderr: '' });
     const records = ndjson(ran.stdout);

@@ -143,3 +143,27 @@ it('--executor anthropic without a key is a usage error (64) before anything run
   expect(result.stderr).toContain('ANTHROPIC_API_KEY');
   expect(existsSync(join(dir, '.ralph'))).toBe(false);
 });
+
+it('an API that stays overloaded past the retries is waited out, shown as a wait, and costs no iteration', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ralph-anthropic-'));
+  writeFileSync(join(dir, 'plan.md'), PLAN);
+  const summary = JSON.stringify({ plan: 'tools', status: 'complete', tasks: [{ name: 'Task 1', status: 'done' }] });
+  server = await FakeMessagesServer.start();
+  const overloaded = () => reply.error(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '50' });
+  server.enqueue(
+    overloaded(),
+    overloaded(),
+    reply.tool('t1', 'str_replace_based_edit_tool', { command: 'create', path: 'plan.summary.json', file_text: summary }),
+    reply.text(['###PLAN_COMPLETE###']),
+  );
+  const result = await run(['exec', 'plan.md', '--executor', 'anthropic', '--max-retries', '0'], { ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server.url });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout + result.stderr).toMatch(/waiting for the overloaded API until \d\d:\d\d/);
+  const runs = join(dir, '.ralph', 'runs');
+  const runDir = join(runs, readdirSync(runs)[0]!);
+  const res = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8'));
+  expect(res).toMatchObject({ outcome: 'complete', iterations: 1 });
+  const events = readFileSync(join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(events.filter((e) => e.type === 'wait_start')).toHaveLength(2);
+  expect(events.filter((e) => e.type === 'wait_end').map((e) => e.end)).toEqual(['done', 'done']);
+});

@@ -1,5 +1,5 @@
 // `ralph exec` through the built CLI: what happens before anything runs (invalid plans, missing
-// executors, bad flags), and the shapes of the run's files (CONTRACT §3) and of --json output.
+// executors, bad flags), and the shapes of the run's files (docs/files.md) and of --json output.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -74,7 +74,7 @@ describe.concurrent('before anything runs', () => {
   });
 });
 
-describe.concurrent('the run files (CONTRACT §3)', () => {
+describe.concurrent('the run files (docs/files.md)', () => {
   const observations: Step[] = [
     {
       say: '<observation type="bug" severity="high">\n  <title>Off by one</title>\n  <detail>The loop skips the last item.</detail>\n  <file>src/a.ts</file>\n  <action>needs-fix</action>\n</observation>',

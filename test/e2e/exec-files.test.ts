@@ -1,6 +1,6 @@
 // `ralph exec` through the built CLI: signal files and the older completion conventions
-// (CONTRACT §1), the stale-file sweep (§3), PR URLs, the checkbox, LOOP_COMPLETE, and the
-// environment a command executor gets (§5).
+// (docs/signals.md#claims-made-through-files), the stale-file sweep (docs/loop.md#before-the-first-iteration), PR URLs, the checkbox, LOOP_COMPLETE, and the
+// environment a command executor gets (docs/executors.md#environment).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -186,7 +186,7 @@ describe.concurrent('a signal file counts in the iteration in which it appeared 
 });
 
 describe.concurrent('the checkbox after a rejected claim', () => {
-  // CONTRACT §1: a checked box is a claim "only if it was not already checked when the run
+  // docs/signals.md#the-plans-checkbox: a checked box is a claim "only if it was not already checked when the run
   // started" — a box checked during the run stays a claim until the gate accepts it.
   it('a box checked in iteration 1 and rejected still claims in iteration 2, once the summary is there', async ({ expect }) => {
     const run = await runExec({

@@ -1,5 +1,5 @@
-// `ralph exec` through the built CLI: the acceptance gate (CONTRACT §1 "complete", §3 summary
-// file, §4 verify) — each reason a completion is rejected reaches the next iteration's prompt.
+// `ralph exec` through the built CLI: the acceptance gate (docs/signals.md#acceptance-gate, docs/plans.md#the-summary-file,
+// docs/plans.md#verify-commands) — each reason a completion is rejected reaches the next iteration's prompt.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';

@@ -1,5 +1,5 @@
 // `ralph exec` through the built CLI: the priority of several signals in one iteration, the
-// signal grace, where signals are (not) read (CONTRACT §1), and the prompt kinds over a run.
+// signal grace, where signals are (not) read (docs/signals.md#which-output-is-read), and the prompt kinds over a run.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, type Step, steps, GRACE } from './helpers/exec-harness.js';
 
@@ -143,6 +143,7 @@ describe.concurrent('where signals are read', () => {
 describe.concurrent('the prompts of a run', () => {
   it('iterations 1–3 full, 4 on condensed, a resume prompt after a bailout, then full again in the fresh context', async ({ expect }) => {
     const run = await runExec({
+      args: ['--max-stalls', '0'],
       scenario: { iterations: [nothing, nothing, nothing, nothing, [{ say: '###BAILOUT:fresh start please###' }], nothing, complete] },
     });
     expect(run.code, describeRun(run)).toBe(0);

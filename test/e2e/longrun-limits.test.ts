@@ -1,4 +1,4 @@
-// What bounds an unattended run (CONTRACT §5): the error loop, --iteration-timeout, --max-runtime
+// What bounds an unattended run (docs/loop.md#limits): the error loop, --iteration-timeout, --max-runtime
 // and --max-cost, their front-matter equivalents, and flags over front matter. Built CLI only.
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/contract.js';
@@ -6,7 +6,9 @@ import { alive, claude, ralph, type Scenario, type Step, Workspace, trackWorkspa
 
 const workspace = trackWorkspaces();
 
-const exec = (ws: Workspace, flags: string[], command: string[]) => ralph(['exec', ws.plan, '--quiet', ...flags, '--', ...command], { cwd: ws.cwd });
+// These agents decide nothing and change nothing on purpose: the stall breaker (which would end
+// them no_progress after 3 iterations) is off so the limit under test is what ends the run.
+const exec = (ws: Workspace, flags: string[], command: string[]) => ralph(['exec', ws.plan, '--quiet', '--max-stalls', '0', ...flags, '--', ...command], { cwd: ws.cwd });
 
 /** A tool call that fails; `n` changes only numbers and paths in the error text. */
 const failingCall = (n: number): Step[] => [

@@ -1,4 +1,4 @@
-// Off the rails (CONTRACT §5) through the built CLI: a silent agent is stopped with its whole
+// Off the rails (docs/loop.md#off-the-rails) through the built CLI: a silent agent is stopped with its whole
 // process group, a chatty one is not, and silence after real work is recovered.
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/contract.js';

@@ -1,4 +1,4 @@
-// What a long unattended run prints (CONTRACT §5, common standards): agent output is untrusted,
+// What a long unattended run prints (docs/commands.md#ralph-exec, common standards): agent output is untrusted,
 // so no control sequence reaches a log file or a terminal; --json is NDJSON and nothing else;
 // --quiet hides the agent; NO_COLOR turns colour off. The TTY tests use a real pty (script(1)).
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Interrupt and resume (CONTRACT §5) through the built CLI: SIGINT, a second SIGINT, SIGKILL with
+// Interrupt and resume (docs/loop.md#interrupts, docs/loop.md#resume) through the built CLI: SIGINT, a second SIGINT, SIGKILL with
 // an orphaned agent, signal files of the interrupted iteration, and stop requests.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

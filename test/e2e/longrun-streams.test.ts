@@ -1,4 +1,4 @@
-// claude-json and codex-json through the built CLI (CONTRACT §5): only the agent's own message
+// claude-json and codex-json through the built CLI (docs/executors.md#stream-formats): only the agent's own message
 // text is read for signals, and the session is continued after an iteration without a decision
 // but not after a bailout.
 import { describe, expect, it } from 'vitest';

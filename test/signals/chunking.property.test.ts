@@ -1,4 +1,4 @@
-// CONTRACT §1: "A signal may arrive split across any number of stream chunks; CRLF and LF are
+// docs/signals.md#lines: "A signal may arrive split across any number of stream chunks; CRLF and LF are
 // both line ends." Whatever the chunking, the parser must see exactly what it sees in one piece.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// CONTRACT §1 "Priority": blocked > failed > bailout > complete; within a class the last one wins;
+// docs/signals.md#priority: blocked > failed > bailout > complete; within a class the last one wins;
 // output signals in stream order, file claims after them (the caller's order is the weighing order).
 import { describe, expect, it } from 'vitest';
 import type { SignalClass } from '../../src/contract.js';

@@ -1,4 +1,4 @@
-// CONTRACT §1: a signal inside a fenced code block is *ignored* and never acted on; fences follow
+// docs/signals.md#code-fences: a signal inside a fenced code block is *ignored* and never acted on; fences follow
 // CommonMark, carry across chunks, run to the end of the iteration when unclosed, reset per iteration.
 import { describe, expect, it } from 'vitest';
 import { SignalParser, type ParserEvent } from '../../src/signals/index.js';

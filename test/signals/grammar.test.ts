@@ -1,4 +1,4 @@
-// CONTRACT §1, the grammar of one line: signals, malformed signals, plain text, LOOP_COMPLETE.
+// docs/signals.md#signal-grammar, the grammar of one line: signals, malformed signals, plain text, LOOP_COMPLETE.
 import { describe, expect, it } from 'vitest';
 import { SIGNAL_GRAMMAR, SIGNAL_NAMES } from '../../src/contract.js';
 import { parseText } from './helpers.js';

@@ -1,4 +1,4 @@
-// CONTRACT §1: "a line longer than 1 MiB is cut (the rest counted, not kept) and can never be a
+// docs/signals.md#lines: "a line longer than 1 MiB is cut (the rest counted, not kept) and can never be a
 // signal. Memory use never grows with the length of the stream."
 import { describe, expect, it } from 'vitest';
 import { SignalParser, type ParserEvent } from '../../src/signals/index.js';

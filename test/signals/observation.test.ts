@@ -1,4 +1,4 @@
-// CONTRACT §2: <observation> elements become findings records, valid or not; agent text is
+// docs/findings.md#observations: <observation> elements become findings records, valid or not; agent text is
 // untrusted (no entity expansion, no prototype pollution, bounded size); signals inside are ignored.
 import { describe, expect, it } from 'vitest';
 import { ACTIONS, OBSERVATION_TYPES, SEVERITIES } from '../../src/contract.js';
@@ -6,7 +6,7 @@ import { SignalParser, type ParserEvent } from '../../src/signals/index.js';
 import type { ObservationRecord } from '../../src/signals/observation.js';
 import { parseChunks, parseText, splitAt } from './helpers.js';
 
-// Spelled out from CONTRACT §2 on purpose: the test checks the contract, not the constants.
+// Spelled out from docs/findings.md#observations on purpose: the test checks the specification, not the constants.
 const TYPES = [
   'bug', 'stub', 'api-issue', 'insight', 'blocker', 'technical-debt', 'assumption', 'scope-creep',
   'dependency', 'questionable', 'already-complete', 'checkpoint-automated', 'tooling-friction',

@@ -1,5 +1,7 @@
 // What a failed request means for the iteration. The SDK has already retried what is worth
 // retrying (429, 529, 5xx, with retry-after honoured); what reaches here is final.
+import type { LimitKind } from '../types.js';
+import { retryAfterMs } from './limit-fetch.js';
 import {
   APIConnectionError,
   APIError,
@@ -16,6 +18,8 @@ export type RequestFailure =
   | { kind: 'auth'; message: string }
   /** The conversation no longer fits the model's context window: start a fresh one. */
   | { kind: 'context'; message: string }
+  /** A rate or usage limit, or an overloaded API, that outlasted the SDK's retries: the loop waits. */
+  | { kind: 'limit'; limit: LimitKind; message: string; retryAfterMs?: number }
   | { kind: 'failed'; message: string };
 
 // The API words this as "prompt is too long: N tokens > M maximum"; the rest are defensive.
@@ -46,7 +50,16 @@ export function classifyFailure(e: unknown, signal: AbortSignal, maxRetries: num
     const status = e.status;
     const detail = e.apiMessage ?? e.message;
     const type = e.type ? ` ${e.type}` : '';
-    if (status === undefined) return { kind: 'failed', message: `the Anthropic API stream failed:${type} ${detail}` };
+    if (status === undefined) {
+      // An overloaded_error can also arrive inside a stream that had begun.
+      if (e.type === 'overloaded_error') return { kind: 'limit', limit: 'overloaded', message: `the Anthropic API is overloaded: ${detail}` };
+      return { kind: 'failed', message: `the Anthropic API stream failed:${type} ${detail}` };
+    }
+    if (status === 429 || status === 529) {
+      const wait = retryAfterMs(e.headers ?? undefined);
+      const limit: LimitKind = status === 529 ? 'overloaded' : /usage|quota|credit|billing/i.test(detail) ? 'usage' : 'rate';
+      return { kind: 'limit', limit, message: `the Anthropic API refused (${status}${type}): ${detail}`, ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
+    }
     const retried = isRetryable(status) && e.headers?.get('x-should-retry') !== 'false' ? ` after ${maxRetries} retries` : '';
     return { kind: 'failed', message: `the Anthropic API failed${retried} (${status}${type}): ${detail}` };
   }

@@ -6,6 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, ToolResultBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Executor, ExecutorEvent, ExecutorRunOptions, TokenUsage } from '../types.js';
 import { classifyFailure } from './api-errors.js';
+import { limitAwareFetch } from './limit-fetch.js';
 import { Conversation, buildRequest, type RequestSettings } from './conversation.js';
 import { costOf, DEFAULT_MODEL } from './models.js';
 import { CONTINUE_AFTER_MAX_TOKENS, CONTINUE_ITERATION, INTERRUPTED_TOOL } from './notes.js';
@@ -75,7 +76,7 @@ export function createAnthropicExecutor(options: AnthropicExecutorOptions): Anth
     apiKey: options.apiKey,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     maxRetries,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: limitAwareFetch(options.fetch ?? globalThis.fetch),
     logger: sdkLogger(redactor, sdkWarnings),
   });
   const settings: RequestSettings = {
@@ -209,6 +210,12 @@ export function createAnthropicExecutor(options: AnthropicExecutorOptions): Anth
           case 'failed':
             yield { type: 'exit', code: 1, error: redactor.scrub(failure.message) };
             return;
+          case 'limit': {
+            const message = redactor.scrub(failure.message);
+            yield { type: 'limit', kind: failure.limit, message, ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}) };
+            yield { type: 'exit', code: 1, error: message };
+            return;
+          }
           default: {
             const never: never = failure;
             return never;

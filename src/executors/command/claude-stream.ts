@@ -127,6 +127,11 @@ export class ClaudeStreamDecoder implements StreamDecoder {
       },
       ...this.sessionEvent(event.session_id),
     ];
+    for (const raw of asArray(event.permission_denials)) {
+      const denial = asObject(raw);
+      if (!denial) continue;
+      out.push({ type: 'permission_denied', tool: asString(denial.tool_name) ?? 'tool', summary: summarizeToolInput(denial.tool_input) });
+    }
     if (event.is_error === true) {
       const subtype = asString(event.subtype) ?? 'error';
       const detail =

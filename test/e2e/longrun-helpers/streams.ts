@@ -11,7 +11,7 @@ export const claude = {
     line({ type: 'assistant', parent_tool_use_id: null, message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] } }),
   toolResult: (id: string, content: string, isError = false): Step =>
     line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: isError }] } }),
-  result: (sessionId: string, costUsd: number): Step =>
+  result: (sessionId: string, costUsd: number, extra: Record<string, unknown> = {}): Step =>
     line({
       type: 'result',
       subtype: 'success',
@@ -19,6 +19,7 @@ export const claude = {
       session_id: sessionId,
       total_cost_usd: costUsd,
       usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      ...extra,
     }),
 };
 

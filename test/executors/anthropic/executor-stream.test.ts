@@ -301,16 +301,36 @@ describe('failures', () => {
     expect(textOf(events)).toBe('ok\n');
   });
 
-  it('ends the iteration with an error (not fatal) when retries run out', async () => {
+  it('reports an overloaded API that outlasts the retries as a limit to wait out, not a failure', async () => {
     await executor.close();
     executor = newExecutor({ maxRetries: 1 });
     const overloaded = (): ReturnType<typeof reply.error> => reply.error(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' });
     server.enqueue(overloaded(), overloaded());
     const events = await collect(executor, { cwd: scratch.dir });
     expect(server.requests).toHaveLength(2);
+    expect(ofType(events, 'limit')).toEqual([
+      { type: 'limit', kind: 'overloaded', message: 'the Anthropic API refused (529 overloaded_error): Overloaded', retryAfterMs: 1 },
+    ]);
     const exit = events.at(-1) as Extract<ExecutorEvent, { type: 'exit' }>;
-    expect(exit).toMatchObject({ type: 'exit', code: 1, error: 'the Anthropic API failed after 1 retries (529 overloaded_error): Overloaded' });
+    expect(exit).toMatchObject({ type: 'exit', code: 1 });
     expect(exit.fatal).toBeUndefined();
+  });
+
+  it('hands a long retry-after to the loop at once instead of sleeping inside the request', async () => {
+    server.enqueue(reply.error(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '86400' }));
+    const started = Date.now();
+    const events = await collect(executor, { cwd: scratch.dir });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(server.requests).toHaveLength(1);
+    expect(ofType(events, 'limit')).toEqual([
+      expect.objectContaining({ type: 'limit', kind: 'rate', retryAfterMs: 86_400_000 }),
+    ]);
+  });
+
+  it('tells a usage limit from a rate limit by its words', async () => {
+    server.enqueue(reply.error(429, 'rate_limit_error', 'You have reached your usage limit for this billing period', { 'retry-after': '7200' }));
+    const events = await collect(executor, { cwd: scratch.dir });
+    expect(ofType(events, 'limit')).toEqual([expect.objectContaining({ kind: 'usage', retryAfterMs: 7_200_000 })]);
   });
 
   it('ends with a fatal exit on 401, without retrying', async () => {

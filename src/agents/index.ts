@@ -1,0 +1,2 @@
+export { AGENT_PRESETS, type AgentPreset, type AgentSpec } from './presets.js';
+export { resolveAgent, type ResolvedAgent } from './resolve-agent.js';

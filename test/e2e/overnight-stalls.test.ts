@@ -1,0 +1,94 @@
+// The stall breaker and permission denials (docs/overnight.md), and a hard failure that is kept
+// when a blocker claim beside it is rejected. Built CLI, scripted agents.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, steps, type Step } from './helpers/exec-harness.js';
+import { claude } from './longrun-helpers/index.js';
+
+beforeAll(assertBuilt);
+afterAll(removeTempDirs);
+
+const { complete, nothing } = steps;
+
+describe.concurrent('stalls', () => {
+  it('an agent that does nothing ends exhausted (no_progress) after 3 iterations, in a repository', async ({ expect }) => {
+    const run = await runExec({ git: true, scenario: { iterations: [nothing] } });
+    expect(run.code, describeRun(run)).toBe(3);
+    expect(run.result).toMatchObject({ outcome: 'exhausted', iterations: 3 });
+    expect(run.result!.reason).toMatch(/^no_progress: 3 iterations in a row/);
+    expect(eventsOf(run, 'warning').map((w) => w.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/iteration 1 made no progress \(1 of 3/), expect.stringMatching(/iteration 2 made no progress \(2 of 3/)]),
+    );
+  });
+
+  it('outside a repository too, and --max-stalls sets the count', async ({ expect }) => {
+    const run = await runExec({ args: ['--max-stalls', '2'], scenario: { iterations: [nothing] } });
+    expect(run.code, describeRun(run)).toBe(3);
+    expect(run.result).toMatchObject({ outcome: 'exhausted', iterations: 2 });
+    expect(run.result!.reason).toMatch(/^no_progress/);
+  });
+
+  it('a change to the tree, a commit or a new finding is progress', async ({ expect }) => {
+    const finding = (title: string) => ({ say: `<observation type="insight" severity="low"><title>${title}</title><detail>d</detail></observation>` });
+    const run = await runExec({
+      git: true,
+      scenario: {
+        iterations: [
+          [{ write: 'notes/a.txt', content: 'one' }],
+          [{ write: 'notes/a.txt', content: 'two' }],
+          [{ commit: 'work' }],
+          [finding('first')],
+          [{ write: 'notes/b.txt', content: 'new file' }],
+          [finding('second')],
+          complete,
+        ],
+      },
+    });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.result).toMatchObject({ outcome: 'complete', iterations: 7 });
+  });
+
+  it('the same finding again is not progress', async ({ expect }) => {
+    const same = { say: '<observation type="insight" severity="low"><title>same</title><detail>d</detail></observation>' };
+    const run = await runExec({ git: true, scenario: { iterations: [[same]] } });
+    expect(run.result).toMatchObject({ outcome: 'exhausted', iterations: 4 });
+    expect(run.result!.reason).toMatch(/^no_progress/);
+  });
+});
+
+describe.concurrent('permission denials', () => {
+  const denied = [
+    claude.init('s-deny'),
+    claude.text('I will run the tests.'),
+    claude.result('s-deny', 0.01, { permission_denials: [{ tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'npm test' } }] }),
+  ] as Step[];
+
+  it('are warnings, named in the next prompt, and in 3 iterations in a row end the run blocked (permission_denied)', async ({ expect }) => {
+    const run = await runExec({ git: true, args: ['--stream-format', 'claude-json'], scenario: { iterations: [denied] } });
+    expect(run.code, describeRun(run)).toBe(2);
+    expect(run.result).toMatchObject({ outcome: 'blocked', iterations: 3 });
+    expect(run.result!.reason).toMatch(/^permission_denied: /);
+    expect(run.result!.reason).toContain('Bash (npm test)');
+    expect(eventsOf(run, 'warning').map((w) => w.message)).toContain('permission denied: Bash (npm test)');
+    expect(run.calls![1]!.prompt).toMatch(/Your permissions refused these tool calls[\s\S]*- Bash \(npm test\)/);
+  });
+
+  it('an iteration without denials starts the count again', async ({ expect }) => {
+    const fine = [claude.init('s-ok'), claude.text('ok'), claude.result('s-ok', 0.01)] as Step[];
+    // Each iteration changes a file, so the stall breaker stays out of it.
+    const busy = (n: number, iteration: Step[]): Step[] => [{ write: 'work.txt', content: String(n) }, ...iteration];
+    const run = await runExec({
+      git: true,
+      args: ['--stream-format', 'claude-json', '--max-iterations', '5'],
+      scenario: { iterations: [busy(1, denied), busy(2, denied), busy(3, fine), busy(4, denied), busy(5, denied)] },
+    });
+    expect(run.result).toMatchObject({ outcome: 'exhausted', iterations: 5 });
+  });
+});
+
+describe.concurrent('a rejected blocker beside a failure', () => {
+  it('the failure decides: TASK_FAILED with BLOCKED without evidence ends failed', async ({ expect }) => {
+    const run = await runExec({ scenario: { iterations: [[{ say: '###TASK_FAILED:migrations###' }, { say: '###BLOCKED:need a person###' }]] } });
+    expect(run.code, describeRun(run)).toBe(1);
+    expect(run.result).toMatchObject({ outcome: 'failed', iterations: 1, reason: expect.stringContaining('migrations') });
+  });
+});
