@@ -2,6 +2,7 @@
 // started, and, when plans run in worktrees, that the worktrees will hold the files the user sees.
 // Returns the commit the worktrees start from.
 import { resolve } from 'node:path';
+import { resolveAgent } from '../agents/index.js';
 import { InvalidInputError, UsageError, type Problem } from '../errors.js';
 import { cannotStartReason } from '../executors/command/can-start.js';
 import { loadPlan } from '../plan/index.js';
@@ -25,8 +26,10 @@ export async function preflight(p: Preflight): Promise<{ base: string | null }> 
   for (const plan of p.plans) {
     inputs.push({ path: plan.path, role: `plan ${plan.id}` });
     const fm = (await loadPlan(plan.path)).config;
-    const command = p.exec.command?.length ? p.exec.command : fm.command;
-    const executor = p.exec.executor ?? (p.exec.command?.length ? 'command' : fm.executor ?? (fm.command ? 'command' : undefined));
+    // The same choice of command as the run makes (src/loop/run-config.ts): --agent's preset first.
+    const agent = p.exec.agent !== undefined ? resolveAgent(p.exec.agent, p.exec.command ?? []) : undefined;
+    const command = agent ? agent.command : p.exec.command?.length ? p.exec.command : fm.command;
+    const executor = agent ? 'command' : p.exec.executor ?? (p.exec.command?.length ? 'command' : fm.executor ?? (fm.command ? 'command' : undefined));
     if (executor !== 'command' || !command?.length) continue;
     const reason = cannotStartReason(command[0]!, execCwd, process.env);
     if (reason !== null) problems.push({ file: plan.path, message: `cannot start "${command[0]}": ${reason}; check the command after -- or the plan's command:` });

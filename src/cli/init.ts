@@ -38,7 +38,7 @@ export function initCommand(planArg: string, cwd: string): InitResult {
     next: [
       `$EDITOR ${shown}                # the objective, the tasks, the verify commands`,
       `ralph validate ${shown}`,
-      `ralph exec ${shown} -- claude -p --dangerously-skip-permissions   # or any agent CLI after --`,
+      `ralph exec ${shown} --agent claude      # or --agent codex, or any agent CLI after --`,
     ],
   };
 }

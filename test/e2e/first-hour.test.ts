@@ -96,7 +96,7 @@ describe('ralph init', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('wrote plans/first-plan.md');
     expect(ran.stdout).toContain('wrote .ralph/.gitignore');
-    expect(ran.stdout).toMatch(/next:\n {2}1\. \$EDITOR plans\/first-plan\.md .*\n {2}2\. ralph validate plans\/first-plan\.md\n {2}3\. ralph exec plans\/first-plan\.md -- /);
+    expect(ran.stdout).toMatch(/next:\n {2}1\. \$EDITOR plans\/first-plan\.md .*\n {2}2\. ralph validate plans\/first-plan\.md\n {2}3\. ralph exec plans\/first-plan\.md --agent claude /);
     const plan = readFileSync(join(ws.cwd, 'plans/first-plan.md'), 'utf8');
     expect(plan).toMatch(/^---\nid: first-plan\n/);
     for (const part of ['<tasks>', '<task', '## Progress', '## Observations', 'verify:']) expect(plan).toContain(part);
