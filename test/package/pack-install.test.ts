@@ -108,15 +108,19 @@ describe('the packed package', () => {
     expect(git('status', '--porcelain')).not.toMatch(/\.ralph/);
   });
 
-  it("the README's cron line works as written in a repository with no .ralph/ yet", () => {
-    const docs = readFileSync(join(ROOT, 'docs', 'first-hour.md'), 'utf8');
-    const readme = docs.slice(docs.indexOf('\n## README'));
-    const cron = /```cron\n([\s\S]*?)```/.exec(readme)![1]!.trim().split('\n');
-    const job = cron.find((l) => /^[0-9*]/.test(l))!;
+  // Every cron example of the README and of docs/ (first-hour.md's README section among them).
+  const docs = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).map((n) => join(ROOT, 'docs', n))];
+  const cronJobs = [...new Set(docs.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/```cron\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.trim().split('\n').filter((l) => /^[0-9*]/.test(l)))))];
+
+  it('the docs have cron examples, and none of them calls npx', () => {
+    expect(cronJobs.length).toBeGreaterThan(0);
+    for (const job of cronJobs) expect(job).not.toMatch(/\bnpx\b/);
+  });
+
+  it.each(cronJobs)("the cron line works as written in a repository with no .ralph/ yet: %s", (job) => {
     // The command cron runs: what follows the five schedule fields, with the repository's path.
     const command = job.split(/\s+/).slice(5).join(' ');
     expect(command).toMatch(/^cd \/srv\/repo && .*\bralph batch\b/);
-    expect(command).not.toMatch(/npx/);
 
     const repo = mkdtempSync(join(tmp, 'cron-repo-'));
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: repo, encoding: 'utf8' });

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeCommand, settingsOf, withStoredSettings } from '../../src/runs/run-settings.js';
+import { runPaths } from '../../src/runs/paths.js';
+import { viewRun } from '../../src/runs/run-view.js';
+import { spawnSync } from 'node:child_process';
 
 const dir = mkdtempSync(join(tmpdir(), 'ralph-settings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,5 +50,13 @@ describe('stored run settings', () => {
       `ralph exec 'my repo/plan.md' --resume r1 --cwd 'my repo'`,
     );
     expect(resumeCommand({ planPath: join(cwd, 'plan.md'), runId: 'r1', cwd, runDir: join(cwd, 'logs', 'r1') }, cwd)).toBe('ralph exec plan.md --resume r1 --run-dir logs/r1');
+  });
+
+  it('ralph status of a run whose process died says the whole command that resumes it', () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    runWithState('r9', { plan: 'p', planPath: join(dir, 'plan.md'), cwd: dir, pid: dead, outcome: null });
+    const view = viewRun(runPaths(join(dir, '.ralph', 'runs', 'r9')));
+    expect(view.health).toBe('dead');
+    expect(view.why).toContain(`resume it with: ralph exec ${join(dir, 'plan.md')} --resume r9 --cwd ${dir}`);
   });
 });
