@@ -91,9 +91,10 @@ function removeIf(path: string, token: string): void {
 
 /**
  * Takes over a stale lock: only the start that holds the guard file may, and only if the lock
- * still is the stale one it saw. Returns whether this start now holds the lock.
+ * still is the stale one it saw. Returns whether this start now holds the lock. Exported so a
+ * test can replay a lost race step by step.
  */
-function takeOver(path: string, stale: LockHolder, text: string): boolean {
+export function takeOver(path: string, stale: LockHolder, text: string): boolean {
   const guard = `${path}.takeover`;
   const guardText = JSON.stringify({ pid: process.pid, host: hostname(), token: randomBytes(8).toString('hex') });
   if (!createExclusive(guard, guardText)) {

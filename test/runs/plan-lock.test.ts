@@ -1,11 +1,11 @@
 // The per-plan lock (docs/first-hour.md): one holder at a time, a stale lock (its process gone on
 // this host) taken over, and exactly one winner when several starts race, in separate processes.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquirePlanLock, planLockPath } from '../../src/runs/plan-lock.js';
+import { acquirePlanLock, planLockPath, takeOver, type LockHolder } from '../../src/runs/plan-lock.js';
 import { UsageError } from '../../src/errors.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -68,6 +68,18 @@ describe('the plan lock', () => {
     lock.release();
   });
 
+  it('a start that saw the stale lock after another took it over does not take it again (the lost race, step by step)', () => {
+    const cwd = workDir();
+    const path = writeLock(cwd, { pid: deadPid() });
+    const staleSeen = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
+    const winner = acquirePlanLock(lockOf(cwd, 'winner'));
+    // The slower start now acts on what it read before: the lock is no longer that stale one.
+    expect(takeOver(path, staleSeen, JSON.stringify({ ...staleSeen, runId: 'late', token: 'late' }))).toBe(false);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ runId: 'winner' });
+    expect(existsSync(`${path}.takeover`)).toBe(false);
+    winner.release();
+  });
+
   it('does not take over a lock held on another host, and says where it is held', () => {
     const cwd = workDir();
     writeLock(cwd, { pid: deadPid(), host: 'elsewhere.example' });
@@ -90,35 +102,54 @@ describe('the plan lock', () => {
     expect(() => acquirePlanLock(lockOf(cwd, 'r'))).toThrow(/cannot be read/);
   });
 
-  for (const stale of [false, true]) {
-    it(`has exactly one winner among 6 processes starting at once${stale ? ' over a stale lock' : ''}`, async () => {
-      const cwd = workDir();
-      if (stale) writeLock(cwd, { pid: deadPid() });
-      const go = join(cwd, 'go');
-      const script = `
-        import { existsSync } from 'node:fs';
-        import { acquirePlanLock } from ${JSON.stringify(join(ROOT, 'dist/runs/plan-lock.js'))};
-        const [cwd, id, go] = process.argv.slice(1);
-        while (!existsSync(go)) await new Promise((r) => setTimeout(r, 2));
-        try {
-          const lock = acquirePlanLock({ cwd, planPath: cwd + '/plan.md', planId: 'p', runId: id, runDir: cwd });
-          process.stdout.write('won');
-          await new Promise((r) => setTimeout(r, 400));
-          lock.release();
-        } catch (e) {
-          process.stdout.write(e.exitCode === 64 ? 'lost' : 'error ' + e.message);
-        }`;
-      const children = Array.from({ length: 6 }, (_, i) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script, cwd, `run-${i}`, go], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        return new Promise<string>((done) => child.on('close', () => done(out)));
-      });
-      await new Promise((r) => setTimeout(r, 500)); // every child is waiting for the start
-      writeFileSync(go, '');
-      const outcomes = await Promise.all(children);
-      expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
-      expect(outcomes.filter((o) => o === 'lost')).toHaveLength(5);
+  const STARTS = 8;
+  /** Every start spins on the same signal file, then tries; returns what each said. */
+  async function race(cwd: string): Promise<string[]> {
+    const go = join(cwd, 'go');
+    // A winner holds the lock until every start has made its attempt, so a start delayed by a
+    // busy machine cannot win after the first winner let go: only overlapping holders count.
+    const script = `
+      import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+      import { acquirePlanLock } from ${JSON.stringify(join(ROOT, 'dist/runs/plan-lock.js'))};
+      const [cwd, id, go] = process.argv.slice(1);
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      const count = (prefix) => readdirSync(cwd).filter((n) => n.startsWith(prefix)).length;
+      writeFileSync(cwd + '/ready-' + id, '');
+      // Spin (for 20 s at most): every start leaves at the same moment.
+      for (const until = Date.now() + 20_000; !existsSync(go) && Date.now() < until; );
+      let lock;
+      try {
+        lock = acquirePlanLock({ cwd, planPath: cwd + '/plan.md', planId: 'p', runId: id, runDir: cwd });
+        process.stdout.write('won');
+      } catch (e) {
+        process.stdout.write(e.exitCode === 64 ? 'lost' : 'error ' + e.message);
+      }
+      writeFileSync(cwd + '/attempted-' + id, '');
+      if (lock) {
+        for (let i = 0; i < 2000 && count('attempted-') < ${STARTS}; i++) await sleep(5);
+        lock.release();
+      }`;
+    const children = Array.from({ length: STARTS }, (_, i) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, cwd, `run-${i}`, go], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      return new Promise<string>((done) => child.on('close', () => done(out)));
     });
+    const ready = () => readdirSync(cwd).filter((n) => n.startsWith('ready-')).length;
+    for (let i = 0; i < 1000 && ready() < STARTS; i++) await new Promise((r) => setTimeout(r, 10));
+    writeFileSync(go, '');
+    return Promise.all(children);
+  }
+
+  for (const stale of [false, true]) {
+    it(`has exactly one winner among ${STARTS} processes starting at once${stale ? ' over a stale lock' : ''} (3 rounds)`, async () => {
+      for (let round = 0; round < 3; round++) {
+        const cwd = workDir();
+        if (stale) writeLock(cwd, { pid: deadPid() });
+        const outcomes = await race(cwd);
+        expect(outcomes.filter((o) => o === 'won'), `round ${round}`).toHaveLength(1);
+        expect(outcomes.filter((o) => o === 'lost')).toHaveLength(STARTS - 1);
+      }
+    }, 60_000);
   }
 });
