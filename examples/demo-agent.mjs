@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A SCRIPTED STAND-IN FOR A REAL AGENT. It lets `npx ralph exec plans/demo.md` run offline with
+// A SCRIPTED STAND-IN FOR A REAL AGENT. It lets `ralph exec plans/demo.md` run offline with
 // no API key: it reads the prompt on stdin like an agent CLI would, does real work in
 // examples/demo-work/, and speaks ralph's signals. Iteration 1 writes the module, records its
 // progress and bails out; iteration 2 starts from that progress in a fresh context, writes and

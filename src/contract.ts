@@ -150,6 +150,12 @@ export const RALPH_ENV = {
 
 export const DEFAULTS = {
   maxIterations: 20,
+  /**
+   * A run left overnight ends by itself (docs/first-hour.md); `--max-runtime none` lifts it.
+   * Cost has no default: no amount is safe without knowing the price and the work.
+   */
+  maxRuntime: '8h',
+  maxRuntimeMs: 8 * 3600_000,
   maxBailouts: 3,
   silenceTimeout: '10m',
   contextBudget: 150_000,
@@ -269,3 +275,9 @@ export const QUEUE = {
   /** How long our per-batch keys and finished jobs stay in Redis. */
   keepSeconds: 14 * 24 * 3600,
 } as const;
+
+/**
+ * The npm package ralph is published as (the command it installs stays `ralph`): the name `ralph`
+ * on the registry belongs to an unrelated package (docs/first-hour.md).
+ */
+export const PACKAGE_NAME = 'ralph-loop-cli';

@@ -26,6 +26,8 @@ export interface BatchFile {
   };
   /** The repository holding `cwd` when plans run in worktrees. */
   repo: string | null;
+  /** The commit worktrees start from: HEAD, or with --allow-dirty a snapshot of the working tree (absent in older batches: HEAD). */
+  base?: string | null;
   plans: BatchPlan[];
   status: 'running' | 'interrupted' | 'done';
   /** Filled in when the batch ends. */

@@ -21,7 +21,7 @@ export async function readRows(out: string, plans: BatchPlan[], notes: Map<strin
       // never launched
     }
     if (text === null) {
-      rows.push({ plan: plan.id, outcome: null, exitCode: null, attempts: 0, iterations: null, costUsd: null, verdict: null, prUrl: null, branch: null, worktree: null, resultFile: null, warnings: extra });
+      rows.push({ plan: plan.id, outcome: null, exitCode: null, attempts: 0, iterations: null, costUsd: null, verdict: null, prUrl: null, branch: null, commit: null, worktree: null, resultFile: null, warnings: extra });
       continue;
     }
     const row = parseResultFile(plan.id, `${plan.id}.md`, text);
@@ -56,11 +56,11 @@ export function renderIndex(batchId: string, rows: PlanRow[], extra: { report: s
     '',
     `# Batch ${batchId}`,
     '',
-    '| plan | outcome | attempts | iterations | cost | verdict | branch / worktree | result |',
+    '| plan | outcome | attempts | iterations | cost | verdict | branch @ commit / worktree | result |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const where = r.branch || r.worktree ? `${r.branch ?? '—'} / ${r.worktree ?? '—'}` : '—';
+    const where = r.branch || r.worktree ? `${r.branch ?? '—'}${r.commit ? ` @ ${r.commit.slice(0, 12)}` : ''} / ${r.worktree ?? '—'}` : '—';
     lines.push(
       `| ${cell(r.plan)} | ${r.outcome ?? 'not run'} | ${r.attempts} | ${r.iterations ?? '—'} | ${r.costUsd === null ? '—' : formatCost(r.costUsd)} | ${r.verdict ?? '—'} | ${cell(where)} | ${r.resultFile ? `[${cell(r.resultFile)}](${encodeURI(r.resultFile)})` : '—'} |`,
     );

@@ -1,5 +1,6 @@
 // The words for each batch event, shared by the plain renderer and the log above the TTY bars.
 import type { BatchEvent } from './events.js';
+import { dirname } from 'node:path';
 import { oneLine } from './one-line.js';
 import { waitLine } from '../ui/wait-line.js';
 import { formatCost } from './result-file.js';
@@ -16,7 +17,7 @@ export function describe(e: BatchEvent): string | null {
       const ev = e.event;
       if (ev.type === 'iteration-start') return `${e.plan}: iteration ${ev.iteration}/${ev.maxIterations}`;
       if (ev.type === 'signal') return `${e.plan}: signal ${oneLine(ev.name, 40)}${ev.args.length ? ` (${oneLine(ev.args.join(', '), 120)})` : ''}`;
-      if (ev.type === 'gate' && !ev.accepted) return `${e.plan}: completion rejected: ${oneLine(ev.reason, 160)}`;
+      if (ev.type === 'gate' && !ev.accepted) return `${e.plan}: claim rejected: ${oneLine(ev.reason, 160)}`;
       if (ev.type === 'wait_start') return `${e.plan}: ${waitLine(ev.kind, new Date(ev.until), new Date())}`;
       return null;
     }
@@ -27,7 +28,7 @@ export function describe(e: BatchEvent): string | null {
     case 'warning':
       return `${e.plan ? `${e.plan}: ` : ''}warning: ${oneLine(e.message, 300)}`;
     case 'batch-end':
-      return `[${e.complete}/${e.total} plans complete]${e.interrupted ? ' (interrupted; continue with --resume)' : ''} index: ${e.index}`;
+      return `[${e.complete}/${e.total} plans complete]${e.interrupted ? ` (interrupted; continue with: ralph batch --resume ${dirname(e.index)})` : ''} index: ${e.index}`;
     default: {
       const never: never = e;
       return never;

@@ -1,4 +1,4 @@
-// How a batch shows itself: cli-progress bars on a TTY, plain timestamped lines otherwise, NDJSON
+// How a batch shows itself: live lines on a terminal (stderr), plain timestamped lines otherwise, NDJSON
 // with --json. Renderers only subscribe to BatchEvents; the batch itself never prints.
 export interface ProgressRenderer {
   onEvent(e: import('./events.js').BatchEvent): void;

@@ -23,6 +23,7 @@ export const RESULT_KEYS = {
   cost: 'Cost',
   prUrl: 'PR URL',
   branch: 'Branch',
+  commit: 'Commit',
   worktree: 'Worktree',
   runDir: 'Run directory',
   previous: 'Earlier attempts',
@@ -73,7 +74,7 @@ export function progressLine(e: RunEvent, at: Date): string | null {
     case 'signal':
       return `- ${t} iteration ${e.iteration}: signal ${markdownLine(e.name, 40)}${e.args.length ? ` (${markdownLine(e.args.join(', '))})` : ''} from ${markdownLine(e.source, 60)}`;
     case 'gate':
-      return `- ${t} iteration ${e.iteration}: completion ${e.accepted ? 'accepted' : 'rejected'}: ${markdownLine(e.reason)}`;
+      return `- ${t} iteration ${e.iteration}: claim ${e.accepted ? 'accepted' : 'rejected'}: ${markdownLine(e.reason)}`;
     case 'silence':
       return `- ${t} iteration ${e.iteration}: silent for ${Math.round(e.silentMs / 1000)}s`;
     case 'iteration-end':
@@ -127,6 +128,8 @@ export interface ResultFacts {
   costUsd: number | null;
   prUrl: string | null;
   branch: string | null;
+  /** What the branch points at when the plan ended (docs/first-hour.md). */
+  commit: string | null;
   worktree: string | null;
   runDir: string;
   previous: string[];
@@ -152,6 +155,7 @@ function resultLines(f: ResultFacts): string[] {
     `- ${k.cost}: ${formatCost(f.costUsd)}`,
     `- ${k.prUrl}: ${prUrlText(f.prUrl)}`,
     `- ${k.branch}: ${f.branch ?? NONE}`,
+    `- ${k.commit}: ${f.commit ?? NONE}`,
     `- ${k.worktree}: ${f.worktree ?? NONE}`,
     `- ${k.runDir}: ${f.runDir}`,
   ];
@@ -243,6 +247,7 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
     verdict,
     prUrl: orNull(values.get(k.prUrl)),
     branch: orNull(values.get(k.branch)),
+    commit: orNull(values.get(k.commit)),
     worktree: orNull(values.get(k.worktree)),
     resultFile,
     warnings,

@@ -24,6 +24,8 @@ export interface Isolation {
   repo: string;
   worktree: string;
   branch: string;
+  /** The commit a new worktree starts from. */
+  base: string;
 }
 
 export interface AttemptContext {
@@ -97,7 +99,7 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
   let cwd = ctx.exec.cwd ?? ctx.cwd;
   if (iso) {
     try {
-      await ensureWorktree(iso.repo, iso.worktree, iso.branch);
+      await ensureWorktree(iso.repo, iso.worktree, iso.branch, iso.base);
       planPath = await planInWorktree(iso.repo, iso.worktree, plan.path);
       cwd = insideWorktree(iso.repo, iso.worktree, cwd) ?? iso.worktree;
     } catch (error) {

@@ -20,6 +20,8 @@ import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
 import { pathExists } from '../util/path-exists.js';
 import type { RunExtras } from '../loop/lifecycle.js';
+import { keepOutOfGit } from '../runs/git-ignore.js';
+import { preflight } from './preflight.js';
 
 export interface BatchOptions {
   /** Where the batch starts; relative paths resolve against it. */
@@ -33,6 +35,8 @@ export interface BatchOptions {
   isolate?: IsolateMode;
   planTimeoutMs?: number;
   exec?: SharedExecOptions;
+  /** Run plans whose files differ from the last commit: worktrees start from a snapshot of the working tree. */
+  allowDirty?: boolean;
 }
 
 export interface BatchDeps {
@@ -100,6 +104,8 @@ async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFi
   if (await pathExists(join(out, BATCH_FILE))) {
     throw new UsageError(`${out} already holds a batch`, `continue it with: ralph batch --resume ${out}`);
   }
+  const { base } = await preflight({ cwd: options.cwd, plans, exec: options.exec ?? {}, isolate, repo, allowDirty: options.allowDirty === true, batchId });
+  keepOutOfGit(out, options.cwd);
   await mkdir(out, { recursive: true });
   const stamp = at.toISOString();
   return {
@@ -111,6 +117,7 @@ async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFi
     out,
     options: { concurrency, isolate, planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} },
     repo,
+    base,
     plans,
     status: 'running',
     complete: null,
@@ -171,7 +178,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
 
   const sharedLimits = new SharedLimits();
   const isolationOf = (plan: BatchPlan): Isolation | null =>
-    file.repo ? { repo: file.repo, worktree: join(out, WORKTREES_DIR, plan.id), branch: branchName(file.batchId, plan.id) } : null;
+    file.repo ? { repo: file.repo, worktree: join(out, WORKTREES_DIR, plan.id), branch: branchName(file.batchId, plan.id), base: file.base ?? 'HEAD' } : null;
   await runPool(
     toRun,
     file.options.concurrency,

@@ -2,7 +2,8 @@
 // off-the-rails, crashed or timed-out attempt is retried once, its partial moved aside first;
 // a second failure leaves an error stub.
 import { rename } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
+import { branchHead, commitPlanBranch } from './commit-plan-branch.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { indexFindings, readFindings, verdictOf, type IndexedFinding } from './findings-index.js';
 import { moveAside, partialPath, resultPath } from './partial-file.js';
@@ -16,7 +17,24 @@ export type PlanContext = Omit<AttemptContext, 'attempt'> & {
   firstAttempt: number;
 };
 
-function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: string[]): ResultFacts {
+/**
+ * Commits what the attempt left in its worktree on the plan's branch (docs/first-hour.md) and
+ * returns the commit the branch then points at; a failure is a warning, never the plan's end.
+ */
+async function commitAttempt(ctx: PlanContext, end: AttemptEnd, attempt: number): Promise<string | null> {
+  const iso = ctx.isolation;
+  if (!iso) return null;
+  const runId = end.result?.run ?? basename(end.runDir);
+  const message = `ralph: ${ctx.plan.id} ${end.outcome} (run ${runId}, attempt ${attempt})\n\nPlan: ${ctx.plan.path}\nOutcome: ${end.outcome}\nReason: ${end.reason}\nRun: ${runId}\n`;
+  try {
+    await commitPlanBranch({ cwd: iso.worktree, branch: iso.branch, message });
+  } catch (error) {
+    ctx.emit({ type: 'warning', plan: ctx.plan.id, message: `could not commit the work of ${ctx.plan.id} on ${iso.branch}: ${(error as Error).message}` });
+  }
+  return branchHead(iso.repo, iso.branch);
+}
+
+function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: string[], commit: string | null): ResultFacts {
   const rel = (p: string) => relative(ctx.out, p) || '.';
   return {
     outcome: end.outcome,
@@ -27,6 +45,7 @@ function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: s
     costUsd: end.result?.costUsd ?? null,
     prUrl: end.result?.prUrl ?? null,
     branch: ctx.isolation?.branch ?? null,
+    commit,
     worktree: ctx.isolation ? rel(ctx.isolation.worktree) : null,
     runDir: rel(end.runDir),
     previous: previous.map(rel),
@@ -59,7 +78,8 @@ export async function runPlanWithRetry(ctx: PlanContext): Promise<void> {
   let failures = 0;
   for (let attempt = ctx.firstAttempt; ; attempt++) {
     const end = await runAttempt({ ...ctx, attempt });
-    const facts = factsOf(ctx, end, attempt, previous);
+    const commit = await commitAttempt(ctx, end, attempt);
+    const facts = factsOf(ctx, end, attempt, previous, commit);
     const failed = RETRYABLE.has(end.outcome);
     const verdict = await finishPartial(end, facts);
 

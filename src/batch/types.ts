@@ -51,6 +51,8 @@ export interface PlanRow {
   verdict: Verdict | null;
   prUrl: string | null;
   branch: string | null;
+  /** The branch's commit when the plan ended: the plan's work committed on it (docs/first-hour.md). */
+  commit: string | null;
   worktree: string | null;
   /** Relative to the batch folder. */
   resultFile: string | null;

@@ -49,15 +49,15 @@ async function branchExists(repo: string, branch: string): Promise<boolean> {
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
- * Makes (or, on a retry or resume, reuses) the worktree at `path` on `branch`, started from the
- * repository's HEAD.
+ * Makes (or, on a retry or resume, reuses) the worktree at `path` on `branch`, started from `base`
+ * (the batch's HEAD, or its snapshot of the working tree with --allow-dirty).
  */
-export function ensureWorktree(repo: string, path: string, branch: string): Promise<void> {
+export function ensureWorktree(repo: string, path: string, branch: string, base = 'HEAD'): Promise<void> {
   const step = queue.then(async () => {
     if (await pathExists(join(path, '.git'))) return;
     const args = (await branchExists(repo, branch))
       ? ['worktree', 'add', path, branch]
-      : ['worktree', 'add', '-b', branch, path, 'HEAD'];
+      : ['worktree', 'add', '-b', branch, path, base];
     try {
       await git(repo, args);
     } catch (error) {

@@ -16,6 +16,7 @@ interface BatchFlags extends RawExecFlags {
   planTimeout?: number;
   json?: boolean;
   queue?: string;
+  allowDirty?: boolean;
 }
 
 /** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
@@ -34,8 +35,9 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--concurrency <n>', 'plans running at once (default 1)', positiveInt('--concurrency', LIMITS.concurrency))
     .option('--out <dir>', 'batch folder (default .ralph/batches/<timestamp>)')
     .addOption(new Option('--isolate <mode>', 'worktree: each plan in its own git worktree (default when concurrency > 1 in a git repository); none: plans share the folder').choices(['worktree', 'none']))
-    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once', duration('--plan-timeout', LIMITS.planTimeoutMs))
+    .option('--plan-timeout <duration>', 'bounds one plan (e.g. 45m); a plan past it is stopped and retried once (default: none; each run still ends at its --max-runtime)', duration('--plan-timeout', LIMITS.planTimeoutMs))
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
+    .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
     .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine (docs/queue.md)');
   addExecOptions(command);
@@ -52,17 +54,21 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     const project = loadProject(flags.cwd ?? process.cwd(), ctx.env, flags);
     // A resumed batch keeps the options it was started with; the config's defaults are for new ones.
     const defaults = flags.resume === undefined ? batchDefaults(project.config) : {};
-    const stdout = ctx.stdout as NodeJS.WriteStream;
-    const renderer = flags.json ? createJsonProgress(ctx.stdout) : stdout.isTTY ? createTtyProgress(ctx.stdout) : createPlainProgress(ctx.stdout);
+    // Progress is for people, on stderr; stdout carries --json events only (docs/first-hour.md).
+    const stderr = ctx.stderr as NodeJS.WriteStream;
+    const renderer = flags.json ? createJsonProgress(ctx.stdout) : stderr.isTTY ? createTtyProgress(stderr) : createPlainProgress(ctx.stderr);
     const controller = new AbortController();
+    // The batch folder, once known: resume hints give the whole command (docs/first-hour.md).
+    let out = flags.resume ?? flags.out;
+    const resumeHint = () => `ralph batch --resume ${out ?? '<batch folder>'}`;
     const onSignal = (name: NodeJS.Signals) => {
       if (controller.signal.aborted) {
         // A second Ctrl+C: leave now. The partial files left behind are what --resume handles.
         renderer.stop();
-        ctx.stderr.write(`ralph: ${name} again: stopping at once; \`ralph batch --resume <out>\` re-runs what was cut short\n`);
+        ctx.stderr.write(`ralph: ${name} again: stopping at once; \`${resumeHint()}\` re-runs what was cut short\n`);
         process.exit(EXIT_CODES.interrupted);
       }
-      ctx.stderr.write(`\nralph: ${name}: stopping every running plan (their results are written; press Ctrl+C again to stop at once; continue with --resume)\n`);
+      ctx.stderr.write(`\nralph: ${name}: stopping every running plan (their results are written; press Ctrl+C again to stop at once; continue with: ${resumeHint()})\n`);
       controller.abort(new Error(name));
     };
     process.on('SIGINT', onSignal);
@@ -79,6 +85,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     const deps: BatchDeps = {
       signal: controller.signal,
       onEvent: (e) => {
+        if (e.type === 'batch-start') out = e.out;
         renderer.onEvent(e);
         listener.onEvent(e);
       },
@@ -112,6 +119,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           concurrency: flags.concurrency ?? defaults.concurrency,
           isolate: flags.isolate ?? defaults.isolate,
           planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs,
+          allowDirty: flags.allowDirty === true,
           exec: sharedExecOptions(flags, passThrough),
         },
         deps,

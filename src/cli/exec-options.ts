@@ -3,6 +3,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';
 import { CONFIG_FILE, DEFAULTS, LIMITS, type Range } from '../contract.js';
+import { DEFAULT_MODEL } from '../executors/anthropic/models.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
@@ -24,6 +25,8 @@ export const duration = (name: string, range: Range = { min: 1, max: 30 * 86_400
   if (ms < range.min || ms > range.max) throw new InvalidArgumentError(`${name} must be from ${formatDuration(range.min)} to ${formatDuration(range.max)}, got "${value}".`);
   return ms;
 };
+/** A duration, or `none` (0: no limit). */
+const durationOrNone = (name: string, range: Range) => (value: string) => (/^(none|off)$/i.test(value.trim()) ? 0 : duration(name, range)(value));
 const dollars = (value: string) => {
   const n = Number(value.replace(/^\$/, ''));
   const { min, max } = LIMITS.maxCostUsd;
@@ -39,26 +42,26 @@ const size = (name: string, range: Range) => (value: string) => {
 
 export function addExecOptions(command: Command): Command {
   return command
-    .addOption(new Option('--executor <name>', 'which executor runs the plan').choices(['anthropic', 'command']))
+    .addOption(new Option('--executor <name>', "which executor runs the plan (default: command when -- is given, else the plan's executor, else anthropic when ANTHROPIC_API_KEY is set)").choices(['anthropic', 'command']))
     .option('--agent <name>', `run a known agent CLI unattended (${Object.keys(AGENT_PRESETS).join(', ')}); args after -- are added to its command`)
     .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
     .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, wholeNumber('--max-iterations', LIMITS.maxIterations))
     .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, wholeNumber('--max-bailouts', LIMITS.maxBailouts))
-    .option('--max-runtime <duration>', 'stop the run after this long, e.g. 90m', duration('--max-runtime', LIMITS.maxRuntimeMs))
-    .option('--max-cost <usd>', 'stop the run once it has cost this much (USD)', dollars)
+    .option('--max-runtime <duration>', `stop the run after this long, e.g. 90m, or none (default: ${DEFAULTS.maxRuntime})`, durationOrNone('--max-runtime', LIMITS.maxRuntimeMs))
+    .option('--max-cost <usd>', 'stop the run once it has cost this much (USD; default: none, as no amount is safe without a price; needs an executor that reports cost)', dollars)
     .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout', LIMITS.silenceTimeoutMs))
     .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait', LIMITS.maxWaitMs))
     .option('--max-stalls <n>', `iterations in a row with no decision and no progress before ending exhausted; 0: never (default: ${DEFAULTS.maxStalls})`, wholeNumber('--max-stalls', LIMITS.maxStalls))
-    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision', duration('--iteration-timeout', LIMITS.iterationTimeoutMs))
+    .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision (default: none)', duration('--iteration-timeout', LIMITS.iterationTimeoutMs))
     .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace', LIMITS.signalGraceMs))
     .option('--verify-timeout <duration>', 'limit of each verify command; past it the command fails (default: 10m)', duration('--verify-timeout', LIMITS.verifyTimeoutMs))
     .option('--max-log <size>', `bytes of one iteration's transcript kept, head and tail (default: ${DEFAULTS.maxLogBytes / 1024 / 1024}MB)`, size('--max-log', LIMITS.maxLogBytes))
-    .option('--summary <file>', 'summary file (relative to the current directory)')
+    .option('--summary <file>', "summary file, relative to the current directory (default: the plan's summary:, else <plan dir>/<plan stem>.summary.json)")
     .option('--run-dir <dir>', 'run directory (default: .ralph/runs/<run-id> in the working directory)')
-    .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
-    .option('--model <name>', 'model for the anthropic executor')
+    .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones (default: the built-in ones)')
+    .option('--model <name>', `model for the anthropic executor (default: the plan's model:, else ${DEFAULT_MODEL})`)
     .option('--context-budget <tokens>', `anthropic: input tokens after which a fresh context starts (default: ${DEFAULTS.contextBudget})`, wholeNumber('--context-budget', LIMITS.contextBudget))
-    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx', wholeNumber('--max-retries', LIMITS.maxRetries))
+    .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx (default: 2)', wholeNumber('--max-retries', LIMITS.maxRetries))
     .addOption(new Option('--stream-format <format>', 'how the agent writes its output (default: chosen from the command, else text)').choices([...STREAM_FORMATS]))
     .option('--notify <target>', 'also notify this target: a webhook URL, slack:URL, ntfy:URL or command:"shell command" (repeatable)', collect, [] as string[])
     .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`);

@@ -2,7 +2,7 @@
 // for a single run: the first Ctrl+C stops the executor and saves the state, a second one writes
 // the result at once and leaves.
 import { Option } from 'commander';
-import { EXIT_CODES } from '../contract.js';
+import { DEFAULTS, EXIT_CODES } from '../contract.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
 import { hasLifecycle, loadProject } from './project.js';
@@ -15,18 +15,19 @@ export interface ExecFlags extends RawExecFlags {
 export const registerExec: RegisterCommand = (program, ctx) => {
   const command = program
     .command('exec')
-    .description('run one plan to an outcome: ralph exec <plan.md> [options] [-- <command> [args…]]')
+    .description('run one plan to an outcome: an agent works through it, iteration after iteration, until ralph accepts it complete, or it is blocked, fails, or reaches a limit')
     .argument('<plan>', 'the plan file (Markdown with optional YAML front matter)')
     .usage('<plan.md> [options] [-- <command> [args…]]');
   addExecOptions(command)
     .option('--json', 'write every event as NDJSON on stdout, and nothing else there')
     .option('--quiet', "hide the executor's output (ralph's own lines stay)")
-    .addOption(new Option('--resume <run>', 'continue an interrupted run: a run id, or latest'))
+    .addOption(new Option('--resume <run>', 'continue an interrupted run: a run id, or latest; the agent command and options it started with are remembered (options given now override them)'))
     .addHelpText(
       'after',
       `
 Executors: --executor, else command when -- is given, else the plan's executor, else anthropic
-when ANTHROPIC_API_KEY is set. Examples:
+when ANTHROPIC_API_KEY is set. Limits: ${DEFAULTS.maxIterations} iterations, ${DEFAULTS.maxBailouts} bailouts in a row and
+${DEFAULTS.maxRuntime} of runtime unless told otherwise; no cost limit unless --max-cost is given. Examples:
   ralph exec plans/demo.md
   ralph exec plan.md -- claude -p --dangerously-skip-permissions
   ralph exec plan.md --stream-format claude-json -- claude -p --output-format stream-json --verbose

@@ -13,8 +13,22 @@ import { registerReport } from './report.js';
 import { registerBatch } from './batch.js';
 import { registerConfig } from './config.js';
 import { registerWorker } from './worker.js';
+import { registerInit } from './init.js';
+import { registerRuns } from './runs.js';
 
-const COMMANDS: RegisterCommand[] = [registerExec, registerStatus, registerStop, registerParse, registerValidate, registerReport, registerBatch, registerConfig, registerWorker];
+const COMMANDS: RegisterCommand[] = [
+  registerInit,
+  registerExec,
+  registerStatus,
+  registerRuns,
+  registerStop,
+  registerParse,
+  registerValidate,
+  registerReport,
+  registerBatch,
+  registerConfig,
+  registerWorker,
+];
 
 export async function main(
   argv: string[],

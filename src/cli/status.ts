@@ -40,6 +40,7 @@ export function statusCommand(run: string, flags: { cwd?: string; runDir?: strin
     `health     ${t(s.health)}: ${t(s.why)}`,
     `plan       ${t(s.plan)}`,
     `state      ${t(s.state)}${s.waitingUntil ? ` until ${t(s.waitingUntil)}` : ''}, iteration ${t(s.iteration)}${s.limits ? ` of ${t(s.limits.maxIterations)}` : ''}`,
+    `limits     ${s.limits ? limitsText(s.limits) : 'unknown'}`,
     `left       ${s.left.join(', ') || 'unknown'}`,
     `cost       ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(4)}`}, ${s.tokens} tokens`,
     `signals    ${s.signalFiles.length ? t(s.signalFiles.join(', ')) : 'no signal files present'}`,
@@ -48,6 +49,17 @@ export function statusCommand(run: string, flags: { cwd?: string; runDir?: strin
   if (s.outcome) lines.push(`outcome    ${t(s.outcome)} (exit ${t(s.exitCode)}): ${t(s.reason)}`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** The limits in force, every one named, none left implicit (docs/first-hour.md). */
+function limitsText(l: NonNullable<RunView['state']>['limits']): string {
+  return [
+    `${l.maxIterations} iterations`,
+    `${l.maxBailouts} bailouts in a row`,
+    `runtime ${l.maxRuntimeMs === null ? 'none' : formatDuration(l.maxRuntimeMs)}`,
+    `cost ${l.maxCostUsd === null ? 'none' : `$${l.maxCostUsd}`}`,
+    `silence ${formatDuration(l.silenceTimeoutMs)}`,
+  ].join(', ');
 }
 
 function summarise(v: RunView) {

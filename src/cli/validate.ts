@@ -8,11 +8,36 @@ export type PlanCheck =
   | { path: string; valid: true; id: string; tasks: number; warnings: string[] }
   | { path: string; valid: false; problems: Problem[] };
 
-/** Checks each plan on its own; paths are reported as given. */
-export async function validatePlans(paths: string[]): Promise<PlanCheck[]> {
+/**
+ * Checks each plan on its own; paths are reported as given. A folder stands for its `*.md` plans,
+ * as in `ralph batch` (not recursing; names starting with `_` or `.` skipped).
+ */
+export async function validatePlans(args: string[]): Promise<PlanCheck[]> {
   // Loaded here, not at the top: every command's module is read at start-up.
   const { loadPlan } = await import('../plan/index.js');
+  const { isPlanFileName } = await import('../batch/plan-list.js');
+  const { readdirSync, statSync } = await import('node:fs');
+  const { join } = await import('node:path');
   const checks: PlanCheck[] = [];
+  const paths: string[] = [];
+  for (const arg of args) {
+    let folder = false;
+    try {
+      folder = statSync(arg).isDirectory();
+    } catch {
+      // not there: loadPlan says so
+    }
+    if (!folder) {
+      paths.push(arg);
+      continue;
+    }
+    const found = readdirSync(arg, { withFileTypes: true })
+      .filter((e) => (e.isFile() || e.isSymbolicLink()) && isPlanFileName(e.name))
+      .map((e) => join(arg, e.name))
+      .sort();
+    if (found.length === 0) checks.push({ path: arg, valid: false, problems: [{ file: arg, message: 'folder holds no *.md plans' }] });
+    paths.push(...found);
+  }
   for (const path of paths) {
     try {
       const plan = await loadPlan(path);
@@ -28,8 +53,8 @@ export async function validatePlans(paths: string[]): Promise<PlanCheck[]> {
 export const registerValidate: RegisterCommand = (program: Command, ctx) => {
   program
     .command('validate')
-    .description('check plans: front matter, <tasks>, every problem listed (exit 0 or 64)')
-    .argument('<plans...>', 'plan files (.md)')
+    .description('check plans: front matter, <tasks>, every problem listed (exit 0 or 64); unknown keys are warnings')
+    .argument('<plans...>', 'plan files (.md), or folders of *.md plans')
     .action(async (paths: string[]) => {
       const checks = await validatePlans(paths);
       for (const check of checks) {

@@ -143,8 +143,9 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
   if (model !== undefined) config.model = model;
   const maxCost = options.maxCostUsd ?? fm.maxCostUsd ?? fc.maxCostUsd;
   if (maxCost !== undefined) config.maxCostUsd = maxCost;
-  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs ?? fc.maxRuntimeMs;
-  if (maxRuntime !== undefined) config.maxRuntimeMs = maxRuntime;
+  // 0 is `--max-runtime none`: no runtime limit at all (docs/first-hour.md).
+  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs ?? fc.maxRuntimeMs ?? DEFAULTS.maxRuntimeMs;
+  if (maxRuntime > 0) config.maxRuntimeMs = maxRuntime;
   const iterationTimeout = options.iterationTimeoutMs ?? fc.iterationTimeoutMs;
   if (iterationTimeout !== undefined) config.iterationTimeoutMs = iterationTimeout;
   const verifyTimeout = options.verifyTimeoutMs ?? fm.verifyTimeoutMs;

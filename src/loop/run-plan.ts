@@ -5,6 +5,7 @@ import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
+import { assertCanStart } from '../executors/command/can-start.js';
 import { processGroupAlive, terminateProcessGroup } from '../executors/process-group.js';
 import { stopProcesses } from '../executors/process-tree.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
@@ -13,10 +14,13 @@ import { extractSection, isTaskCompleteChecked, loadPlan, MAX_PLAN_BYTES, type P
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { loadTemplates, render, type Templates } from '../prompts/templates.js';
 import { findRun } from '../runs/find-run.js';
+import { keepOutOfGit } from '../runs/git-ignore.js';
 import { JsonlAppender } from '../runs/jsonl-appender.js';
 import { ralphAlive } from '../runs/liveness.js';
 import { globalStopRequest, runPaths, runsRoot, type RunPaths } from '../runs/paths.js';
+import { acquirePlanLock } from '../runs/plan-lock.js';
 import { newRunId } from '../runs/run-id.js';
+import { resumeCommand, settingsOf, withStoredSettings } from '../runs/run-settings.js';
 import { loadState, saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
 import { Transcript, type TranscriptSummary } from '../runs/transcript.js';
@@ -66,18 +70,21 @@ interface DueWait extends LimitReport {
 
 type Ending = { outcome: Outcome; reason: string };
 
-export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
+export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
   const clock = hooks.clock ?? systemClock;
   const env = hooks.env ?? process.env;
   const bus = hooks.bus ?? new RunBus();
   if (hooks.onEvent) bus.on('event', hooks.onEvent);
 
-  const cwd = resolve(options.cwd);
+  const cwd = resolve(given.cwd);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
     throw new UsageError(`the working directory ${cwd} does not exist`, 'Pass an existing folder with --cwd.');
   }
+  // A resumed run starts as it was started (docs/first-hour.md): stored options under the given ones.
+  const options = withStoredSettings(given);
   const plan = await loadPlan(resolve(options.planPath));
   const config = resolveConfig(options, plan, env, hooks.project);
+  if (config.executor === 'command') assertCanStart(config.command, config.cwd, env);
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
@@ -90,9 +97,16 @@ export async function runPlan(options: ExecOptions, hooks: RunHooks = {}): Promi
     fresh: opened.mode === 'new',
   });
   state.limits = limitsOf(config);
-  const executor = await createExecutor(config, env);
-  const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
-  return run.execute();
+  state.settings = settingsOf(options);
+  const lock = acquirePlanLock({ cwd, planPath: plan.path, planId: plan.id, runId: state.runId, runDir: paths.dir });
+  try {
+    keepOutOfGit(paths.dir, cwd);
+    const executor = await createExecutor(config, env);
+    const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
+    return await run.execute();
+  } finally {
+    lock.release();
+  }
 }
 
 function limitsOf(config: RunConfig): RunState['limits'] {
@@ -151,7 +165,7 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
   const state = loadState(paths.state);
   if (!state) throw new UsageError(`cannot resume ${paths.dir}: it has no readable state.json`);
   if (state.plan !== plan.id) {
-    throw new UsageError(`run ${state.runId} is for plan "${state.plan}", not "${plan.id}"`, `Resume it with: ralph exec ${state.planPath} --resume ${state.runId}`);
+    throw new UsageError(`run ${state.runId} is for plan "${state.plan}", not "${plan.id}"`, `Resume it with: ${resumeCommand({ ...state, runDir: paths.dir })}`);
   }
   if (state.outcome === 'complete') throw new UsageError(`run ${state.runId} already ended complete: nothing to resume`);
   if (state.pid !== process.pid && state.outcome === null && ralphAlive(state.pid)) {
@@ -295,7 +309,7 @@ class PlanRun {
         this.state.executorPid = null;
       }
       killLeftoversNow(this.state.runId);
-      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with --resume ${this.state.runId}` });
+      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}` });
     });
     const onAbort = () => this.runAbort.abort('interrupt');
     if (hooks.signal?.aborted) onAbort();
@@ -358,6 +372,8 @@ class PlanRun {
     if (config.maxCostUsd !== undefined && config.executor === 'command' && config.streamFormat === 'text') {
       this.warn('--max-cost cannot be enforced: a plain text stream reports no cost (use --stream-format claude-json, or the anthropic executor)');
     }
+    // The plan's own warnings (unknown front-matter keys, …), worded as `ralph validate` words them.
+    for (const w of plan.warnings) this.warn(`${plan.path}: ${w}`);
     if (this.init.mode === 'new') {
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
@@ -400,7 +416,7 @@ class PlanRun {
       if (stopFile) {
         // A directory made there mid-run is still a request to stop (docs/hostile.md).
         rmSync(stopFile, { force: true, recursive: true });
-        return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with --resume ${state.runId}` };
+        return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with: ${this.resumeCommand()}` };
       }
       const due = this.dueWait();
       if (due) {
@@ -499,7 +515,7 @@ class PlanRun {
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
         this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with --resume ${state.runId}` };
+        return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with: ${this.resumeCommand()}` };
       }
       const fc = fileClaims(config.cwd, state.iterationStart.files);
       for (const why of fc.ignored) this.warn(`${why} in the working directory: ignored (signal files count only as regular files of their own)`, n);
@@ -582,7 +598,7 @@ class PlanRun {
         outcome: 'exhausted',
         reason:
           `usage_limit: the ${due.kind} limit (${due.message.slice(0, 200)}) lifts at ${until}, past --max-wait ${formatDuration(config.maxWaitMs)}` +
-          ` (${formatDuration(waited)} waited already); resume after it lifts with: ralph exec ${this.plan.path} --resume ${state.runId}`,
+          ` (${formatDuration(waited)} waited already); resume after it lifts with: ${this.resumeCommand()}`,
       };
     }
     state.waitUntil = due.until;
@@ -605,7 +621,7 @@ class PlanRun {
       case 'stop-requested': {
         const stopFile = this.stopRequested();
         if (stopFile) rmSync(stopFile, { force: true });
-        return { outcome: 'interrupted', reason: `stop requested while waiting for the ${due.kind} limit; resume with --resume ${state.runId}` };
+        return { outcome: 'interrupted', reason: `stop requested while waiting for the ${due.kind} limit; resume with: ${this.resumeCommand()}` };
       }
       default: {
         const never: never = end;
@@ -617,7 +633,7 @@ class PlanRun {
   private interruptedOrLimit(): Ending {
     const reason = this.runAbort.signal.reason;
     if (reason && typeof reason === 'object' && 'limit' in reason) return { outcome: 'exhausted', reason: String((reason as { limit: string }).limit) };
-    return { outcome: 'interrupted', reason: `interrupted; resume with --resume ${this.state.runId}` };
+    return { outcome: 'interrupted', reason: `interrupted; resume with: ${this.resumeCommand()}` };
   }
 
   /** A checked box claims in every iteration, unless it was already checked when the run started (stale). */
@@ -805,6 +821,10 @@ class PlanRun {
     if (misses.length === 0) return;
     const lines = misses.slice(-5).map((m) => `- line ${m.line}: \`${m.text.replace(/`/g, "'").slice(0, 160)}\` — ${m.hint}`);
     this.pendingFeedback.push(render(this.init.templates['feedback-near-miss'], { lines: lines.join('\n') }));
+  }
+
+  private resumeCommand(): string {
+    return resumeCommand({ planPath: this.plan.path, runId: this.state.runId, cwd: this.config.cwd, runDir: this.paths.dir });
   }
 
   /**

@@ -18,7 +18,7 @@ import {
   type RunPlanFn,
 } from '../batch/index.js';
 import type { RunEvent, RunResult } from '../loop/index.js';
-import { commitPlanBranch } from './commit-plan-branch.js';
+import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
 /** At most this much of findings.jsonl travels back; the rest stays on the worker. */
@@ -182,6 +182,7 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
         costUsd: result?.costUsd ?? null,
         prUrl: result?.prUrl ?? null,
         branch: input.branch,
+        commit: pushed,
         worktree: where(input.checkout),
         runDir: where(input.runDir),
         previous: input.previous,

@@ -6,6 +6,7 @@ import type { SignalRecord, StopRecord } from '../loop/types.js';
 import type { Outcome } from '../contract.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import type { FileSnapshot } from '../loop/file-signals.js';
+import type { RunSettings } from './run-settings.js';
 
 export interface RunState {
   version: 1;
@@ -48,6 +49,8 @@ export interface RunState {
   summaryAtStart?: string;
   /** The limits in force (flags over front matter), for `ralph status`. */
   limits: RunLimits;
+  /** How the run was started (exec options given), so --resume needs nothing else; absent in runs from before. */
+  settings?: RunSettings;
   /** A wait for a usage limit in progress (epoch ms), so a resumed run waits for the rest. */
   waitUntil?: number | null;
   waitLimit?: { kind: LimitKind; message: string } | null;

@@ -8,6 +8,7 @@ import type { RunResult } from '../loop/types.js';
 import { pidAlive } from './liveness.js';
 import type { RunPaths } from './paths.js';
 import { loadState, type RunState } from './run-state.js';
+import { resumeCommand } from './run-settings.js';
 import { waitLine } from '../ui/wait-line.js';
 import type { LimitKind } from '../executors/types.js';
 
@@ -86,7 +87,7 @@ export function viewRun(paths: RunPaths, now = Date.now()): RunView {
   const ended = result !== undefined && (state?.outcome ?? result.outcome) !== null && !(pid !== undefined && pidAlive(pid) && state?.outcome === null);
   if (ended) return { ...base, health: result.outcome, why: result.reason };
   if (pid === undefined || !pidAlive(pid)) {
-    return { ...base, health: 'dead', why: `its ralph process${pid !== undefined ? ` (pid ${pid})` : ''} is gone and it wrote no result: resume it with --resume ${runId}` };
+    return { ...base, health: 'dead', why: `its ralph process${pid !== undefined ? ` (pid ${pid})` : ''} is gone and it wrote no result: resume it with: ${state ? resumeCommand({ ...state, runDir: paths.dir }) : `ralph exec <plan> --resume ${runId}`}` };
   }
   // A run waiting for a usage limit is quiet on purpose until the limit resets.
   const waitingUntil = status?.state === 'waiting' && status.waitingUntil ? Date.parse(status.waitingUntil) : NaN;

@@ -16,6 +16,16 @@ const FORMAT_CHOSEN = {
   default: 'the default',
 } as const;
 
+const TAIL_LINES = 8;
+
+/** A rejected claim: why, and the last lines of a failed verify command's output (or "(no output)"). */
+function rejected(reason: string): string {
+  const [first = '', ...rest] = stripControl(reason).split('\n');
+  const tail = rest.filter((l) => l.trim() !== '').slice(-TAIL_LINES);
+  return [`claim rejected: ${first}`, ...tail.map((l) => `  | ${l}`)].join('\n');
+}
+
+/** One or more lines (joined by \n) for an event worth showing; undefined for the others. */
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
     case 'run-start':
@@ -47,7 +57,7 @@ export function describeEvent(e: RunEvent): string | undefined {
     case 'decision':
       return `decision: ${e.decision.kind}${'reason' in e.decision && e.decision.reason ? ` (${stripControl(e.decision.reason)})` : ''}`;
     case 'gate':
-      return e.accepted ? `accepted: ${stripControl(e.reason)}` : `rejected: ${stripControl(e.reason).split('\n')[0]}`;
+      return e.accepted ? `claim accepted: ${stripControl(e.reason)}` : rejected(e.reason);
     case 'processes-stopped':
       return `stopped ${e.processes.length} process(es) the agent left running after iteration ${e.iteration}: ${e.processes
         .slice(0, 5)
@@ -56,9 +66,16 @@ export function describeEvent(e: RunEvent): string | undefined {
     case 'transcript-cut':
       return `iteration ${e.iteration} wrote ${e.totalBytes} bytes: its log keeps the first and last ${Math.floor(e.maxBytes / 2)} (--max-log), ${e.droppedBytes} bytes in between were dropped`;
     case 'iteration-end':
-      return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'}, ${e.decision})`;
-    case 'run-end':
-      return `run ${e.outcome} (exit ${e.exitCode}): ${stripControl(e.reason)} — ${e.result.iterations} iteration(s), ${money(e.result.costUsd)}; results in ${e.result.runDir ?? ''}`;
+      // The decision has its own line (and a rejected claim its "claim rejected" line).
+      return `iteration ${e.iteration} ended after ${formatDuration(e.durationMs)} (exit ${e.exitCode ?? 'by signal'})`;
+    case 'run-end': {
+      // The run directory ends the last line, so the path a user needs is whole and last on screen.
+      const n = e.result.iterations;
+      return [
+        `run ${e.outcome} (exit ${e.exitCode}): ${stripControl(e.reason)}`,
+        `${e.outcome} after ${n} iteration${n === 1 ? '' : 's'}, ${money(e.result.costUsd)}; results in ${e.result.runDir ?? 'an unknown folder'}`,
+      ].join('\n');
+    }
     case 'limit':
       return `${e.kind} limit reported: ${stripControl(e.message).slice(0, 200)}`;
     case 'wait_start':

@@ -9,7 +9,8 @@ export { describeEvent } from './describe-event.js';
 
 export function createRenderer(o: RendererOptions): Renderer {
   if (o.json) return jsonRenderer(o);
-  const tty = o.tty ?? o.stdout.isTTY === true;
+  // Progress and diagnostics go to stderr: whether it is a terminal decides how they look.
+  const tty = o.tty ?? o.stderr.isTTY === true;
   return tty ? ttyRenderer(o) : plainRenderer(o);
 }
 

@@ -1,25 +1,35 @@
 import type { RunEvent } from '../loop/events.js';
 import { describeEvent } from './describe-event.js';
-import type { Renderer, RendererOptions } from './renderer.js';
 import { displayBudget } from './display-budget.js';
+import type { Renderer, RendererOptions } from './renderer.js';
 import { stripControl } from './sanitize.js';
 
-/** Without a TTY: timestamped lines, the agent's output in between, never a control sequence. */
+/**
+ * Without a terminal: timestamped lines, the agent's output in between, never a control
+ * sequence. Like every human-readable line of ralph's, they go to stderr (docs/first-hour.md);
+ * stdout is for what scripts read. Behind a slow reader the agent's output is dropped with a
+ * note, never ralph's own lines (docs/hostile.md).
+ */
 export function plainRenderer(o: RendererOptions): Renderer {
   const now = o.clock ?? (() => new Date());
+  const out = o.stderr;
   let midLine = false;
   let pendingCR = false;
-  const budget = displayBudget(o.stdout);
-  const line = (text: string) => {
-    const dropped = budget.note();
-    if (dropped !== undefined) {
-      if (midLine) o.stdout.write('\n');
-      midLine = false;
-      o.stdout.write(`${dropped}\n`);
-    }
-    if (midLine) o.stdout.write('\n');
+  const budget = displayBudget(out);
+  const endLine = () => {
+    if (midLine) out.write('\n');
     midLine = false;
-    o.stdout.write(`[${now().toISOString().slice(11, 19)}] ralph: ${text}\n`);
+  };
+  const noteDropped = (final = false) => {
+    const dropped = budget.note(final);
+    if (dropped === undefined) return;
+    endLine();
+    out.write(`${dropped}\n`);
+  };
+  const line = (text: string) => {
+    noteDropped();
+    endLine();
+    for (const l of text.split('\n')) out.write(`[${now().toISOString().slice(11, 19)}] ralph: ${l}\n`);
   };
   return {
     onEvent(e: RunEvent) {
@@ -34,9 +44,8 @@ export function plainRenderer(o: RendererOptions): Renderer {
         text = text.replace(/\r\n?/g, '\n');
         if (text === '') return;
         if (!budget.admit(text.length)) return;
-        const dropped = budget.note();
-        if (dropped !== undefined) o.stdout.write(`${midLine ? '\n' : ''}${dropped}\n`);
-        o.stdout.write(text);
+        noteDropped();
+        out.write(text);
         midLine = !text.endsWith('\n');
         return;
       }
@@ -44,13 +53,12 @@ export function plainRenderer(o: RendererOptions): Renderer {
       if (text !== undefined) line(text);
     },
     note(text) {
-      o.stderr.write(`${text}\n`);
+      endLine();
+      out.write(`${text}\n`);
     },
     close() {
-      if (midLine) o.stdout.write('\n');
-      midLine = false;
-      const dropped = budget.note(true);
-      if (dropped !== undefined) o.stdout.write(`${dropped}\n`);
+      endLine();
+      noteDropped(true);
     },
   };
 }

@@ -10,11 +10,13 @@ export interface Renderer {
 }
 
 export interface RendererOptions {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream;
+  /** Only --json writes here (docs/first-hour.md). */
+  stdout: NodeJS.WritableStream;
+  /** ralph's own lines, the agent's output and the status line. */
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   json: boolean;
   quiet: boolean;
-  /** Overrides stdout.isTTY (tests). */
+  /** Overrides stderr.isTTY (tests). */
   tty?: boolean;
   color: boolean;
   clock?: () => Date;

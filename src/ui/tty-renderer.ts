@@ -1,12 +1,15 @@
-// On a TTY: one cli-progress line at the bottom (iteration n/max, elapsed, cost, tokens, last
-// signal, state) with the executor's output and ralph's own lines scrolling above it.
-import cliProgress from 'cli-progress';
+// On a terminal (docs/first-hour.md): ralph's lines and the executor's output scroll on stderr,
+// with one status line at the bottom (iteration of the maximum, elapsed time, cost, tokens, last
+// signal, state) redrawn in place. No fill bar: iterations used of the maximum is not progress a
+// person can read. The status line is erased before anything is printed and for good when the
+// run ends, so no line of ralph's is ever cut or overwritten.
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
 import { waitLine } from './wait-line.js';
 import { describeEvent } from './describe-event.js';
-import type { Renderer, RendererOptions } from './renderer.js';
+import { createLiveArea } from './live-area.js';
 import { displayBudget } from './display-budget.js';
+import type { Renderer, RendererOptions } from './renderer.js';
 import { stripControl } from './sanitize.js';
 
 const COLORS = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
@@ -14,118 +17,102 @@ const MAX_PENDING = 64 * 1024;
 
 export function ttyRenderer(o: RendererOptions): Renderer {
   const paint = (color: keyof typeof COLORS, text: string) => (o.color ? `\x1b[${COLORS[color]}m${text}\x1b[0m` : text);
-  const bars = new cliProgress.MultiBar(
-    {
-      format: ' {bar} iteration {value}/{total} | {elapsed} | {cost} | {tokens} tok | {signal} | {state}',
-      hideCursor: true,
-      clearOnComplete: false,
-      stopOnComplete: false,
-      barsize: 16,
-      stream: o.stdout as NodeJS.WriteStream,
-      fps: 5,
-      autopadding: true,
-      // ralph owns SIGINT/SIGTERM: the first one must stop the executor, not just the bar.
-      gracefulExit: false,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  let bar: cliProgress.SingleBar | undefined;
-  let started = Date.now();
-  const payload = { elapsed: '0s', cost: 'cost ?', tokens: '0', signal: '-', state: 'starting' };
-  let iteration = 0;
+  const area = createLiveArea(o.stderr, (line) => paint('dim', line));
+  const s = { started: Date.now(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false };
   let pending = '';
-  const budget = displayBudget(o.stdout);
-  // cli-progress keeps logged lines until its next redraw (5 a second): a flood between two
-  // redraws would pile up there, so a redraw is forced once enough is waiting.
-  let logged = 0;
-  const log = (text: string) => {
-    bars.log(`${text}\n`);
-    logged += text.length;
-    if (logged > 256 * 1024) {
-      logged = 0;
-      bars.update();
-    }
+  // Behind a slow terminal the agent's output is dropped with a note, never ralph's lines (docs/hostile.md).
+  const budget = displayBudget(o.stderr);
+  const noteDropped = (final = false) => {
+    const dropped = budget.note(final);
+    if (dropped !== undefined) area.print(dropped);
   };
-  const update = () => {
-    payload.elapsed = formatDuration(Date.now() - started);
-    bar?.update(iteration, payload);
+
+  const statusLine = () => {
+    const iteration = s.iteration === 0 ? 'starting' : `iteration ${s.iteration} (max ${s.max})`;
+    const cost = s.cost === null ? 'cost unknown' : `$${s.cost.toFixed(4)}`;
+    // A total of 0 means the executor reported no usage (a plain text stream), not zero tokens.
+    const tokens = s.tokens === 0 ? 'tokens unknown' : `${s.tokens.toLocaleString('en-US')} tokens`;
+    // Most telling first: a narrow terminal cuts the end of the line, never wraps it.
+    return `ralph ▸ ${iteration} · ${s.state} · signal ${s.signal} · ${formatDuration(Date.now() - s.started)} · ${cost} · ${tokens}`;
   };
-  const ticker = setInterval(update, 1_000);
+  const redraw = () => {
+    if (s.live) area.set([statusLine()]);
+  };
+  const ticker = setInterval(redraw, 1_000);
   ticker.unref();
+  const flushPending = () => {
+    if (pending) area.print(pending);
+    pending = '';
+  };
 
   return {
     onEvent(e: RunEvent) {
       switch (e.type) {
         case 'run-start':
-          started = Date.parse(e.startedAt) || Date.now();
-          bar = bars.create(e.maxIterations, 0, payload);
+          s.started = Date.parse(e.startedAt) || Date.now();
+          s.max = e.maxIterations;
+          s.live = true;
           break;
         case 'iteration-start':
-          iteration = e.iteration;
-          payload.state = 'running';
+          s.iteration = e.iteration;
+          s.max = e.maxIterations;
+          s.state = 'running';
           break;
         case 'output': {
           if (o.quiet) return;
           if (!budget.admit(e.text.length)) return;
-          const dropped = budget.note();
-          if (dropped !== undefined) log(dropped);
+          noteDropped();
           pending += stripControl(e.text);
           const cut = pending.lastIndexOf('\n');
           if (cut !== -1) {
-            log(pending.slice(0, cut));
+            area.print(pending.slice(0, cut));
             pending = pending.slice(cut + 1);
           }
-          if (pending.length > MAX_PENDING) {
-            log(pending);
-            pending = '';
-          }
+          if (pending.length > MAX_PENDING) flushPending();
           return;
         }
         case 'usage':
-          if (e.totalCostUsd !== null) payload.cost = `$${e.totalCostUsd.toFixed(4)}`;
-          payload.tokens = String(e.totalTokens.input + e.totalTokens.output + e.totalTokens.cacheRead + e.totalTokens.cacheWrite);
+          if (e.totalCostUsd !== null) s.cost = e.totalCostUsd;
+          s.tokens = e.totalTokens.input + e.totalTokens.output + e.totalTokens.cacheRead + e.totalTokens.cacheWrite;
           break;
         case 'signal':
-          payload.signal = stripControl(e.name);
+          s.signal = stripControl(e.name);
           break;
         case 'gate':
-          payload.state = e.accepted ? 'accepted' : 'rejected';
+          s.state = e.accepted ? 'claim accepted' : 'claim rejected';
           break;
         case 'run-end':
-          payload.state = e.outcome;
+          s.state = e.outcome;
+          s.live = false;
           break;
         case 'wait_start':
-          payload.state = waitLine(e.kind, new Date(e.until), new Date());
+          s.state = waitLine(e.kind, new Date(e.until), new Date());
           break;
         default:
           break;
       }
       const text = describeEvent(e);
       if (text !== undefined) {
-        if (pending) {
-          log(pending);
-          pending = '';
-        }
-        const colored =
-          e.type === 'warning' || e.type === 'silence' || e.type === 'near_miss' ? paint('yellow', text)
-          : e.type === 'run-end' ? paint(e.outcome === 'complete' ? 'green' : 'red', text)
-          : paint('dim', text);
-        log(`ralph: ${colored}`);
+        flushPending();
+        const color =
+          e.type === 'warning' || e.type === 'silence' || e.type === 'near_miss' || (e.type === 'gate' && !e.accepted) ? 'yellow'
+          : e.type === 'run-end' ? (e.outcome === 'complete' ? 'green' : 'red')
+          : 'dim';
+        // The status line goes before the run's last lines, so they are the last on the screen.
+        if (e.type === 'run-end') area.clear();
+        for (const line of text.split('\n')) area.print(`ralph: ${paint(color, line)}`);
       }
-      update();
+      redraw();
     },
     note(text) {
-      log(text);
+      flushPending();
+      area.print(text);
     },
     close() {
       clearInterval(ticker);
-      if (pending) log(pending);
-      const dropped = budget.note(true);
-      if (dropped !== undefined) log(dropped);
-      update();
-      // log() lines wait for the next redraw; stop() alone would drop the last ones.
-      bars.update();
-      bars.stop();
+      flushPending();
+      noteDropped(true);
+      area.clear();
     },
   };
 }

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_NAME } from '../contract.js';
 
 let found: { root: string; version: string } | undefined;
 
@@ -13,7 +14,7 @@ function find(): { root: string; version: string } {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) {
       const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
-      if (name === 'ralph') return (found = { root: dir, version: version ?? '0.0.0' });
+      if (name === PACKAGE_NAME) return (found = { root: dir, version: version ?? '0.0.0' });
     }
     if (dirname(dir) === dir) throw new Error(`ralph's package.json was not found above ${start}`);
   }

@@ -33,6 +33,14 @@ describe('progress renderers', () => {
     expect(lines[4]).toContain('a: blocked, verdict needs-changes, 1 iteration, $0.5000 (needs keys)');
   });
 
+  it('an interrupted batch ends with the whole command that continues it', () => {
+    const out = new PassThrough();
+    const text = collect(out);
+    const r = createPlainProgress(out, () => new Date('2026-01-02T03:04:05Z'));
+    r.onEvent({ type: 'batch-end', complete: 0, total: 2, exitCode: 130, interrupted: true, index: '/o/b1/index.md' });
+    expect(text()).toBe('2026-01-02T03:04:05Z [0/2 plans complete] (interrupted; continue with: ralph batch --resume /o/b1) index: /o/b1/index.md\n');
+  });
+
   it('json: every event is one NDJSON line, loop events tagged with plan', () => {
     const out = new PassThrough();
     const text = collect(out);

@@ -44,11 +44,11 @@ describe('worktree isolation', () => {
       expect(readFileSync(join(wt, 'shared.txt'), 'utf8')).toBe(`edited by ${id}\n`);
       const branch = `ralph/${summary.batchId}/${id}`;
       expect(git(dir, 'show', `${branch}:shared.txt`)).toBe(`edited by ${id}`);
-      expect(readFileSync(join(out, `${id}.md`), 'utf8')).toContain(`- Branch: ${branch}\n- Worktree: worktrees/${id}\n`);
+      expect(readFileSync(join(out, `${id}.md`), 'utf8')).toMatch(new RegExp(`- Branch: ${branch}\n- Commit: [0-9a-f]{40}\n- Worktree: worktrees/${id}\n`));
     }
     expect(readFileSync(join(dir, 'shared.txt'), 'utf8')).toBe('original\n');
     expect(git(dir, 'worktree', 'list')).toContain(join(out, 'worktrees', 'a'));
-    expect(readFileSync(join(out, 'index.md'), 'utf8')).toContain(`ralph/${summary.batchId}/a / worktrees/a`);
+    expect(readFileSync(join(out, 'index.md'), 'utf8')).toMatch(new RegExp(`ralph/${summary.batchId}/a @ [0-9a-f]{12} / worktrees/a`));
   });
 
   it('reuses the worktree for a retry', async () => {

@@ -123,7 +123,7 @@ it('a refused key ends the run failed (exit 1) with a message about the key', as
     ANTHROPIC_BASE_URL: server.url,
   });
   expect(result.code).toBe(1);
-  expect(result.stdout).toMatch(/ANTHROPIC_API_KEY/);
+  expect(result.stderr).toMatch(/ANTHROPIC_API_KEY/);
   expect(result.stdout + result.stderr).not.toContain(FAKE_KEY);
   expect(result.stderr).not.toMatch(/\n\s+at /);
 });

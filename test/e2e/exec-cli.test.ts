@@ -40,12 +40,12 @@ describe.concurrent('before anything runs', () => {
     expect(existsSync(join(run.work, '.ralph'))).toBe(false);
   });
 
-  it('a missing executor program: exit 1 with a one-line reason and no stack trace', async ({ expect }) => {
+  it('a missing executor program is found before the first iteration: exit 64, one line, nothing ran', async ({ expect }) => {
     const run = await runExec({ command: ['ralph-test-no-such-program-8d1'] });
-    expect(run.code, describeRun(run)).toBe(1);
-    expect(run.result).toMatchObject({ outcome: 'failed', exitCode: 1, iterations: 1 });
-    expect(run.result!.reason).toContain('ralph-test-no-such-program-8d1');
-    expect(run.result!.reason).not.toContain('\n');
+    expect(run.code, describeRun(run)).toBe(64);
+    expect(run.stderr).toContain('ralph: cannot start "ralph-test-no-such-program-8d1": no such program (is it installed and on PATH?)');
+    expect(existsSync(join(run.work, '.ralph'))).toBe(false);
+    expect(run.calls).toBeUndefined();
     expect(`${run.stdout}\n${run.stderr}`).not.toMatch(STACK_FRAME);
     expect(run.stderr).not.toMatch(/internal error/);
   });

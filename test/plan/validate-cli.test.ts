@@ -1,7 +1,8 @@
 // `ralph validate` as a user runs it: the built CLI (npm test builds dist/ first).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isRunning } from '../helpers/processes.js';
 
@@ -75,18 +76,33 @@ describe('ralph validate', () => {
   });
 
   it('reports files it cannot read (missing, a directory, empty) the same way', async () => {
-    const ran = await ralph('validate', 'no/such/plan.md', VALID, `${BROKEN}/empty.md`);
+    const ran = await ralph('validate', 'no/such/plan.md', `${BROKEN}/empty.md`);
     expect(ran.code).toBe(64);
     expect(ran.stdout).toBe('');
     expect(ran.stderr).toBe(
       [
         'no/such/plan.md: no such file; check the path',
-        `${VALID}: is a directory; give the path of a plan .md file`,
         `${BROKEN}/empty.md: the file is empty; a plan needs at least <tasks> with one <task><name>…</name></task>`,
         '',
       ].join('\n'),
     );
     expect(ran.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a folder stands for its *.md plans, each checked and reported by path (docs/first-hour.md)', async () => {
+    const ran = await ralph('validate', VALID);
+    expect(ran.code).toBe(0);
+    const names = readdirSync(VALID).filter((n) => n.endsWith('.md') && !n.startsWith('_') && !n.startsWith('.')).sort();
+    expect(names.length).toBeGreaterThan(1);
+    expect(ran.stdout.trimEnd().split('\n').map((l) => l.split('  ')[1])).toEqual(names.map((n) => `${VALID}/${n}`));
+    expect(ran.stderr).toContain(`${VALID}/markdown-in-tasks.md: warning: line 2: unknown front-matter key "phase" is ignored`);
+  });
+
+  it('an empty folder is a problem (64)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ralph-validate-'));
+    const ran = await ralph('validate', empty);
+    expect(ran.code).toBe(64);
+    expect(ran.stderr).toBe(`${empty}: folder holds no *.md plans\n`);
   });
 
   it('is a usage error (64) without a plan', async () => {

@@ -1,0 +1,66 @@
+// A plan's work, committed on its branch when the plan ends (docs/first-hour.md), so a reviewer
+// reviews branches, not folders. Also the seam for queue workers: any caller with a worktree on
+// a branch can use it.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Used only when the repository has no identity configured: a commit must not fail for want of one. */
+const FALLBACK_IDENTITY = { name: 'ralph', email: 'ralph@localhost' };
+
+async function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await run('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, ...(env ? { env } : {}) });
+  return stdout.trim();
+}
+
+async function configured(cwd: string, key: string): Promise<boolean> {
+  try {
+    return (await git(cwd, ['config', '--get', key])) !== '';
+  } catch {
+    return false;
+  }
+}
+
+export class BranchMismatchError extends Error {}
+
+/**
+ * Commits every change in the worktree at `cwd` (tracked, and untracked files git does not ignore)
+ * on `branch`, with `message`. Returns the new commit, or null when there was nothing to commit:
+ * then the branch holds only what the agent committed itself, on top of where it started.
+ * Hooks are skipped (`--no-verify`): this records the agent's work as it is, it does not vouch
+ * for it. Throws BranchMismatchError, leaving everything as it is, when the worktree is no longer
+ * on `branch` (an agent switched branches): ralph never commits onto a branch it did not make.
+ */
+export async function commitPlanBranch(o: { cwd: string; branch: string; message: string }): Promise<{ commit: string | null }> {
+  let head: string;
+  try {
+    head = await git(o.cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  } catch {
+    head = '(detached HEAD)';
+  }
+  if (head !== o.branch) throw new BranchMismatchError(`the worktree ${o.cwd} is on ${head}, not on ${o.branch}: its changes were left uncommitted`);
+  await git(o.cwd, ['add', '--all']);
+  const staged = await run('git', ['diff', '--cached', '--quiet'], { cwd: o.cwd }).then(
+    () => false,
+    (error: { code?: number }) => {
+      if (error.code === 1) return true;
+      throw error;
+    },
+  );
+  if (!staged) return { commit: null };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (!(await configured(o.cwd, 'user.name')) && !env.GIT_AUTHOR_NAME) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = FALLBACK_IDENTITY.name;
+  if (!(await configured(o.cwd, 'user.email')) && !env.GIT_AUTHOR_EMAIL) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = FALLBACK_IDENTITY.email;
+  await git(o.cwd, ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', o.message], env);
+  return { commit: await git(o.cwd, ['rev-parse', 'HEAD']) };
+}
+
+/** The commit a branch points at, or null when it does not exist. */
+export async function branchHead(repo: string, branch: string): Promise<string | null> {
+  try {
+    return await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
+  } catch {
+    return null;
+  }
+}

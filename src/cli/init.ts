@@ -1,0 +1,57 @@
+// `ralph init [plan.md]`: a first plan from the template, `.ralph/.gitignore`, and the next three
+// commands (docs/first-hour.md). It never overwrites a file.
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { RUN_FILES } from '../contract.js';
+import { UsageError } from '../errors.js';
+import { ignoreEverythingIn } from '../runs/git-ignore.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
+import { packageRoot } from '../util/package-root.js';
+import type { RegisterCommand } from './context.js';
+
+export const DEFAULT_PLAN_FILE = 'plans/first-plan.md';
+
+export interface InitResult {
+  plan: string;
+  gitignore: string;
+  /** Whether .ralph/.gitignore was written now (false: one was there already and is kept). */
+  wroteGitignore: boolean;
+  next: string[];
+}
+
+export function initCommand(planArg: string, cwd: string): InitResult {
+  const plan = resolve(cwd, planArg);
+  if (!plan.endsWith('.md')) throw new UsageError(`${planArg}: a plan is a Markdown file; give a name ending in .md`);
+  if (existsSync(plan)) throw new UsageError(`${planArg} already exists; ralph init never overwrites a file`, 'Give another name: ralph init plans/<name>.md');
+  const id = basename(plan, '.md').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'plan';
+  const title = id.replace(/[-_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  const template = readFileSync(join(packageRoot(), 'templates', 'plan.md'), 'utf8');
+  writeFileAtomicSync(plan, template.replaceAll('{{id}}', id).replaceAll('{{title}}', title));
+  const root = resolve(cwd, RUN_FILES.root);
+  const wroteGitignore = !existsSync(join(root, '.gitignore'));
+  ignoreEverythingIn(root);
+  const shown = relative(cwd, plan).startsWith('..') ? plan : relative(cwd, plan);
+  return {
+    plan: shown,
+    gitignore: relative(cwd, join(root, '.gitignore')),
+    wroteGitignore,
+    next: [
+      `$EDITOR ${shown}                # the objective, the tasks, the verify commands`,
+      `ralph validate ${shown}`,
+      `ralph exec ${shown} --agent claude      # or --agent codex, or any agent CLI after --`,
+    ],
+  };
+}
+
+export const registerInit: RegisterCommand = (program, ctx) => {
+  program
+    .command('init')
+    .description('start using ralph here: a plan from the template, .ralph/.gitignore, and the next commands')
+    .argument('[plan]', 'the plan file to write', DEFAULT_PLAN_FILE)
+    .action((planArg: string) => {
+      const r = initCommand(planArg, process.cwd());
+      ctx.stdout.write(
+        [`wrote ${r.plan} (a plan to fill in)`, `${r.wroteGitignore ? 'wrote' : 'kept'} ${r.gitignore} (run state stays out of git)`, '', 'next:', ...r.next.map((c, i) => `  ${i + 1}. ${c}`), ''].join('\n'),
+      );
+    });
+};
