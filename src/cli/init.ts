@@ -1,8 +1,9 @@
-// `ralph init [plan.md]`: a first plan from the template, `.ralph/.gitignore`, and the next three
-// commands (docs/first-hour.md). It never overwrites a file.
+// `ralph init [plan.md]`: a first plan from the template, `.ralph/.gitignore`, a commented
+// ralph.config.yaml, and the next three commands (docs/first-hour.md). It never overwrites a file.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { RUN_FILES } from '../contract.js';
+import { CONFIG_TEMPLATE } from '../config/template.js';
+import { CONFIG_FILE, RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { ignoreEverythingIn } from '../runs/git-ignore.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
@@ -16,6 +17,8 @@ export interface InitResult {
   gitignore: string;
   /** Whether .ralph/.gitignore was written now (false: one was there already and is kept). */
   wroteGitignore: boolean;
+  /** Whether ralph.config.yaml was written now (false: the project has one, kept as it is). */
+  wroteConfig: boolean;
   next: string[];
 }
 
@@ -30,11 +33,14 @@ export function initCommand(planArg: string, cwd: string): InitResult {
   const root = resolve(cwd, RUN_FILES.root);
   const wroteGitignore = !existsSync(join(root, '.gitignore'));
   ignoreEverythingIn(root);
+  const wroteConfig = !existsSync(resolve(cwd, CONFIG_FILE));
+  if (wroteConfig) writeFileAtomicSync(resolve(cwd, CONFIG_FILE), CONFIG_TEMPLATE);
   const shown = relative(cwd, plan).startsWith('..') ? plan : relative(cwd, plan);
   return {
     plan: shown,
     gitignore: relative(cwd, join(root, '.gitignore')),
     wroteGitignore,
+    wroteConfig,
     next: [
       `$EDITOR ${shown}                # the objective, the tasks, the verify commands`,
       `ralph validate ${shown}`,
@@ -46,12 +52,16 @@ export function initCommand(planArg: string, cwd: string): InitResult {
 export const registerInit: RegisterCommand = (program, ctx) => {
   program
     .command('init')
-    .description('start using ralph here: a plan from the template, .ralph/.gitignore, and the next commands')
+    .description('start using ralph here: a plan from the template, .ralph/.gitignore, a commented ralph.config.yaml, and the next commands')
     .argument('[plan]', 'the plan file to write', DEFAULT_PLAN_FILE)
     .action((planArg: string) => {
       const r = initCommand(planArg, process.cwd());
       ctx.stdout.write(
-        [`wrote ${r.plan} (a plan to fill in)`, `${r.wroteGitignore ? 'wrote' : 'kept'} ${r.gitignore} (run state stays out of git)`, '', 'next:', ...r.next.map((c, i) => `  ${i + 1}. ${c}`), ''].join('\n'),
+        [
+          `wrote ${r.plan} (a plan to fill in)`,
+          `${r.wroteGitignore ? 'wrote' : 'kept'} ${r.gitignore} (run state stays out of git)`,
+          `${r.wroteConfig ? 'wrote' : 'kept'} ${CONFIG_FILE} (agents, defaults, notifications, hooks; all commented out)`,
+          '', 'next:', ...r.next.map((c, i) => `  ${i + 1}. ${c}`), ''].join('\n'),
       );
     });
 };

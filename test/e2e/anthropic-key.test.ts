@@ -63,17 +63,19 @@ it('an API failure is said once, without doubled words ("the executor the Anthro
   writeFileSync(join(dir, 'plan.md'), PLAN);
   server = await FakeMessagesServer.start();
   server.enqueue(reply.error(500, 'api_error', 'Internal server error'), reply.error(500, 'api_error', 'Internal server error'));
-  const result = await new Promise<{ code: number | null; stdout: string }>((done) => {
+  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
     const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', '--max-retries', '0', '--quiet'], {
       cwd: dir,
       env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.on('close', (code) => done({ code, stdout }));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
   });
-  expect(result.stdout).toMatch(/iteration 1 ended without a decision: the Anthropic API failed/);
-  expect(result.stdout).not.toMatch(/\b(\w+ \w+) \1\b/);
+  expect(result.stderr).toMatch(/iteration 1 ended without a decision: the Anthropic API failed/);
+  expect(result.stderr).not.toMatch(/\b(\w+ \w+) \1\b/);
 });
 
 it('a setsid daemon started by the bash tool is stopped when the iteration ends; the shell itself carries on', async () => {

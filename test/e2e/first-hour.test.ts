@@ -96,6 +96,11 @@ describe('ralph init', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('wrote plans/first-plan.md');
     expect(ran.stdout).toContain('wrote .ralph/.gitignore');
+    expect(ran.stdout).toContain('wrote ralph.config.yaml');
+    const config = readFileSync(join(ws.cwd, 'ralph.config.yaml'), 'utf8');
+    expect(config).toMatch(/^# ralph\.config\.yaml/);
+    const shown = await ralph(['config', '--json'], { cwd: ws.cwd });
+    expect(shown.code, shown.stderr).toBe(0);
     expect(ran.stdout).toMatch(/next:\n {2}1\. \$EDITOR plans\/first-plan\.md .*\n {2}2\. ralph validate plans\/first-plan\.md\n {2}3\. ralph exec plans\/first-plan\.md --agent claude /);
     const plan = readFileSync(join(ws.cwd, 'plans/first-plan.md'), 'utf8');
     expect(plan).toMatch(/^---\nid: first-plan\n/);
@@ -107,6 +112,7 @@ describe('ralph init', () => {
 
     const again = await ralph(['init'], { cwd: ws.cwd });
     expect(again.code).toBe(EXIT_CODES.usage);
+    expect(readFileSync(join(ws.cwd, 'ralph.config.yaml'), 'utf8')).toBe(config);
     expect(again.stderr).toContain('plans/first-plan.md already exists');
     expect(readFileSync(join(ws.cwd, 'plans/first-plan.md'), 'utf8')).toBe(plan);
   });

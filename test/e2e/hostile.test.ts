@@ -183,7 +183,7 @@ describe.concurrent('FIFOs and other non-files where ralph reads a file', () => 
     writeFileSync(agent, 'cat > /dev/null\n[ -p "$RALPH_SUMMARY" ] || mkfifo "$RALPH_SUMMARY"\necho "###PLAN_COMPLETE###"\n');
     const ran = await ralph(['exec', 'plan.md', '--max-iterations', '1', '--', 'sh', agent], { cwd: dir });
     expect(ran.code, ran.stderr).toBe(3);
-    expect(ran.stdout).toMatch(/summary path plan\.summary\.json is not a regular file/);
+    expect(ran.stderr).toMatch(/summary path plan\.summary\.json is not a regular file/);
   });
 });
 
@@ -326,12 +326,12 @@ describe.concurrent('a run whose ralph was killed', () => {
       ].join('\n'),
     );
     const first = startRalph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
-    await waitFor(() => first.stdout().includes('daemon-started'), 'the daemon to start');
+    await waitFor(() => first.stderr().includes('daemon-started'), 'the daemon to start');
     first.child.kill('SIGKILL');
     await first.done;
     const resumed = await ralph(['exec', 'plan.md', '--resume', 'latest', '--', 'sh', agent], { cwd: work });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/process\(es\) of the run were still running and were stopped/);
+    expect(resumed.stderr).toMatch(/process\(es\) of the run were still running and were stopped/);
     expect(existsSync(join(work, 'late-file')), 'the dead run\'s daemon ran on').toBe(false);
   });
 });
