@@ -10,9 +10,9 @@ export function isDiskFull(error: unknown): boolean {
   return code !== undefined && NO_ROOM.has(code);
 }
 
-export function diskFullEnding(detail: string, runId: string): { outcome: Outcome; reason: string } {
+export function diskFullEnding(detail: string, resumeCommand: string): { outcome: Outcome; reason: string } {
   return {
     outcome: 'interrupted',
-    reason: `no space left to write the run's files (${detail}); free some space on that file system and resume with --resume ${runId}`,
+    reason: `no space left to write the run's files (${detail}); free some space on that file system and resume with: ${resumeCommand}`,
   };
 }

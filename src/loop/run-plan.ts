@@ -330,7 +330,7 @@ class PlanRun {
         // A full disk ends the run with a documented outcome, not an internal error (docs/hostile.md).
         if (!isDiskFull(error)) throw error;
         const e = error as NodeJS.ErrnoException;
-        ending = diskFullEnding(`${e.code} writing ${e.path ?? 'a run file'}`, this.state.runId);
+        ending = diskFullEnding(`${e.code} writing ${e.path ?? 'a run file'}`, this.resumeCommand());
       }
       return await this.finish(ending);
     } finally {
@@ -407,7 +407,7 @@ class PlanRun {
       const unwritable = [this.events, this.findings.log].find((f) => f.error !== undefined);
       if (unwritable) {
         if (!isDiskFull(unwritable.error)) throw unwritable.error;
-        return diskFullEnding(`${unwritable.error!.code} writing ${unwritable.path}`, state.runId);
+        return diskFullEnding(`${unwritable.error!.code} writing ${unwritable.path}`, this.resumeCommand());
       }
       if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
       const limit = firstLimit(this.rules, this.limitContext());
@@ -510,7 +510,7 @@ class PlanRun {
 
       if (result.stop?.cause === 'disk_full') {
         this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        return diskFullEnding(result.stop.detail, state.runId);
+        return diskFullEnding(result.stop.detail, this.resumeCommand());
       }
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.

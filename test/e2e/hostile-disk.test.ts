@@ -87,8 +87,8 @@ describe('a full disk', () => {
       const first = await ralph(['exec', 'plan.md', '--quiet', '--run-dir', runDir, '--', 'sh', agent], { cwd: dir });
       expect(first.stderr).not.toMatch(/internal error/);
       expect(first.code, first.stdout + first.stderr).toBe(130);
-      expect(first.stdout).toMatch(/no space left to write the run's files \(cannot write the transcript .*iterations\/1\.log: ENOSPC\)/);
-      expect(first.stdout).toMatch(/resume with --resume run/);
+      expect(first.stderr).toMatch(/no space left to write the run's files \(cannot write the transcript .*iterations\/1\.log: ENOSPC\)/);
+      expect(first.stderr).toMatch(/resume with: ralph exec \S+ --resume run/);
       rmSync(join(runDir, 'iterations', '1.log'));
       const second = await ralph(['exec', 'plan.md', '--run-dir', runDir, '--resume', 'latest', '--', 'sh', agent], { cwd: dir });
       expect(second.code, second.stdout + second.stderr).toBe(0);

@@ -68,7 +68,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
     expect(await coordinator.exited).toBe(1);
-    expect(coordinator.stderr).toBe('');
+    expect(coordinator.stderr).not.toMatch(/internal error|warning/i);
     expect(results(out)).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md']);
     expect(fluxDriveProblems(out)).toEqual([]);
     expect(read(out, 'a.md')).toMatch(/### Findings Index\n- P1 \| BG001 \| "bug" \| Found in a \/ attempt 1\nVerdict: needs-changes\n/);
@@ -97,8 +97,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(git(w.remote, 'show', `ralph/${id}/f:notes.txt`)).toBe('start\nf');
     expect(git(w.remote, 'show', `ralph/${id}/a:plans/a.summary.json`)).toContain('"plan":"a"');
     expect(git(w.remote, 'show', 'main:notes.txt')).toBe('start');
-    expect(coordinator.stdout).toMatch(/a: attempt 1 started on ralph\/\S+\/a by worker /);
-    expect(coordinator.stdout).toContain('[3/6 plans complete]');
+    expect(coordinator.stderr).toMatch(/a: attempt 1 started on ralph\/\S+\/a by worker /);
+    expect(coordinator.stderr).toContain('[3/6 plans complete]');
   });
 
   it('kill -9 of a worker mid-job: another worker completes that plan as its retry; 12 plans, one result each', async () => {
@@ -122,7 +122,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(killed).toContain('- Attempts: 2');
     expect(killed).not.toContain(victim.workdir);
     expect(read(out, `attempts/${killedPlan}.attempt-1.md`)).toContain(victim.workdir);
-    expect(coordinator.stdout).toMatch(new RegExp(`${killedPlan}: crashed \\(attempt 1 on \\S+ stopped without a result`));
+    expect(coordinator.stderr).toMatch(new RegExp(`${killedPlan}: crashed \\(attempt 1 on \\S+ stopped without a result`));
     const id = batchIdOf(out);
     expect(branches(w)).toContain(`ralph/${id}/${killedPlan}`);
     expect(git(w.remote, 'show', `ralph/${id}/${killedPlan}:plans/${killedPlan}.summary.json`)).toContain(`"plan":"${killedPlan}"`);
@@ -163,7 +163,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     await until(() => done() === 6, 30_000, 'the workers finished every plan');
     const second = ralph(['batch', '--resume', out], w.repo);
     expect(await second.exited).toBe(0);
-    expect(second.stderr).toBe('');
+    expect(second.stderr).not.toMatch(/internal error|warning/i);
     expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
     expect(fluxDriveProblems(out)).toEqual([]);
     expect(read(out, 'index.md').split('\n')[0]).toBe('[6/6 plans complete]');
@@ -186,7 +186,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(await coordinator.exited).toBe(0);
     expect(read(out, 'index.md').split('\n')[0]).toBe('[2/2 plans complete]');
     for (const id of ['x1', 'x2']) expect(read(out, `${id}.md`)).toContain('- Attempts: 1');
-    expect(coordinator.stdout).toMatch(/warning: worker \S+ \(pid \d+\) cannot clone/);
+    expect(coordinator.stderr).toMatch(/warning: worker \S+ \(pid \d+\) cannot clone/);
   });
 
   it('SIGTERM drains a worker (its plan finishes, no new one starts); a second SIGTERM hands the running plan back', async () => {
