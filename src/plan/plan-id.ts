@@ -13,8 +13,13 @@ export function planIdProblem(id: string): string | undefined {
   if (CONTROL.test(id)) return `contains a control character (NUL, a line break, …); use letters, digits, ".", "_", "-"`;
   const bytes = Buffer.byteLength(id, 'utf8');
   if (bytes > MAX_PLAN_ID_BYTES) return `is ${bytes} bytes long; at most ${MAX_PLAN_ID_BYTES} (it names the batch's result file)`;
+  const shown = JSON.stringify(id.length > 40 ? `${id.slice(0, 37)}...` : id);
   if (!ALLOWED.test(id)) {
-    return `${JSON.stringify(id.length > 40 ? `${id.slice(0, 37)}...` : id)} may hold only letters, digits, ".", "_", "+", "@" and "-", and must start with a letter or digit (it names files)`;
+    return `${shown} may hold only letters, digits, ".", "_", "+", "@" and "-", and must start with a letter or digit (it names files)`;
+  }
+  // git refuses these in a branch name (git check-ref-format), and a batch names a branch by the id.
+  if (id.includes('..') || id.includes('@{') || id.endsWith('.') || id.endsWith('.lock')) {
+    return `${shown} cannot name a git branch (no "..", "@{", and no "." or ".lock" at the end): it names the batch branch ralph/<batch>/<id>`;
   }
   return undefined;
 }

@@ -26,6 +26,8 @@ const KEYS = [
   'maxRetries',
   'maxWaitMs',
   'maxStalls',
+  'verifyTimeoutMs',
+  'maxLogBytes',
   'promptsDir',
   'summary',
 ] as const satisfies readonly (keyof ExecOptions)[];

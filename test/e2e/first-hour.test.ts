@@ -69,7 +69,7 @@ describe('resume remembers', () => {
   it('--resume latest without `--` continues a run started with -- <command>, its stream format and limits', async () => {
     const ws = workspace();
     const cmd = ws.agent({ iterations: [[{ say: 'still going' }, { hang: true }], [{ summary: true }, { say: '###PLAN_COMPLETE###' }]] });
-    const run = startRalph(['exec', ws.plan, '--max-iterations', '4', '--max-runtime', '2h', '--stream-format', 'text', '--', ...cmd, 'extra-arg'], { cwd: ws.cwd });
+    const run = startRalph(['exec', ws.plan, '--max-iterations', '4', '--max-runtime', '2h', '--stream-format', 'text', '--verify-timeout', '3m', '--max-log', '50MB', '--', ...cmd, 'extra-arg'], { cwd: ws.cwd });
     await waitFor(() => ws.calls().length === 1 && existsSync(join(ws.cwd, '.ralph')), 'the agent to start');
     await new Promise((r) => setTimeout(r, 200));
     run.child.kill('SIGINT');
@@ -85,7 +85,7 @@ describe('resume remembers', () => {
     expect(calls[1]!.argv).toEqual(['extra-arg']);
     const state = JSON.parse(readFileSync(join(ws.runDir(), 'state.json'), 'utf8'));
     expect(state.limits).toMatchObject({ maxIterations: 4, maxRuntimeMs: 2 * 3600_000 });
-    expect(state.settings).toMatchObject({ command: [...cmd, 'extra-arg'], streamFormat: 'text', maxIterations: 4 });
+    expect(state.settings).toMatchObject({ command: [...cmd, 'extra-arg'], streamFormat: 'text', maxIterations: 4, verifyTimeoutMs: 180_000, maxLogBytes: 50 * 1024 * 1024 });
   });
 });
 
