@@ -17,9 +17,10 @@ export function planIdProblem(id: string): string | undefined {
   if (!ALLOWED.test(id)) {
     return `${shown} may hold only letters, digits, ".", "_", "+", "@" and "-", and must start with a letter or digit (it names files)`;
   }
-  // git refuses these in a branch name (git check-ref-format), and a batch names a branch by the id.
-  if (id.includes('..') || id.includes('@{') || id.endsWith('.') || id.endsWith('.lock')) {
-    return `${shown} cannot name a git branch (no "..", "@{", and no "." or ".lock" at the end): it names the batch branch ralph/<batch>/<id>`;
+  // What the characters above still allow and git refuses in a branch name (git check-ref-format);
+  // a batch names a branch by the id.
+  if (id.includes('..') || id.endsWith('.') || id.endsWith('.lock')) {
+    return `${shown} cannot name a git branch (no "..", and no "." or ".lock" at the end): it names the batch branch ralph/<batch>/<id>`;
   }
   return undefined;
 }
