@@ -115,8 +115,9 @@ export function createLiveBars(stream: LiveStream, paint: (line: string) => stri
       if (state === 'live') {
         multi.update(); // the lines logged since the last redraw
         multi.stop();
-        // clearOnComplete erased the rows; erasing from the cursor once more costs nothing and
-        // leaves the next line printed right after an erase, whatever cli-progress wrote last.
+        // clearOnComplete erased the rows already (ESC[0J). The redraws' own ESC[J once more
+        // costs nothing and keeps one mark for "the live lines end here" right before whatever
+        // is printed next (test/batch/progress-tty.test.ts looks for it).
         stream.write('\x1b[J');
       }
       state = 'cleared';
