@@ -1,7 +1,7 @@
 // On a terminal (stderr): a line with the plans finished of the plans to run, and one line per
 // running plan with its iteration, cost and last signal, redrawn in place at the bottom; finished
 // plans and warnings are printed above them, whole (docs/first-hour.md).
-import { createLiveArea, type LiveStream } from '../ui/live-area.js';
+import { createLiveBars, type LiveStream } from '../ui/live-bars.js';
 import type { ProgressRenderer } from './progress.js';
 import { describe } from './progress-line.js';
 import { oneLine } from './one-line.js';
@@ -15,7 +15,7 @@ interface PlanLine {
 }
 
 export function createTtyProgress(out: NodeJS.WritableStream & LiveStream): ProgressRenderer {
-  const area = createLiveArea(out);
+  const area = createLiveBars(out);
   let total = 0;
   let finished = 0;
   let started = false;

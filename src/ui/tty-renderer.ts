@@ -7,7 +7,7 @@ import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
 import { waitLine } from './wait-line.js';
 import { describeEvent } from './describe-event.js';
-import { createLiveArea } from './live-area.js';
+import { createLiveBars } from './live-bars.js';
 import { displayBudget } from './display-budget.js';
 import type { Renderer, RendererOptions } from './renderer.js';
 import { stripControl } from './sanitize.js';
@@ -17,7 +17,7 @@ const MAX_PENDING = 64 * 1024;
 
 export function ttyRenderer(o: RendererOptions): Renderer {
   const paint = (color: keyof typeof COLORS, text: string) => (o.color ? `\x1b[${COLORS[color]}m${text}\x1b[0m` : text);
-  const area = createLiveArea(o.stderr, (line) => paint('dim', line));
+  const area = createLiveBars(o.stderr, (line) => paint('dim', line));
   const s = { started: Date.now(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false };
   let pending = '';
   // Behind a slow terminal the agent's output is dropped with a note, never ralph's lines (docs/hostile.md).
