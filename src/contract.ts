@@ -281,3 +281,7 @@ export const QUEUE = {
  * on the registry belongs to an unrelated package (docs/first-hour.md).
  */
 export const PACKAGE_NAME = 'ralph-loop-cli';
+
+/** The executors, and the stream formats the command executor reads (docs/executors.md). */
+export const EXECUTOR_NAMES = ['anthropic', 'command'] as const;
+export const STREAM_FORMATS = ['text', 'claude-json', 'codex-json', 'gemini-json', 'opencode-json', 'qwen-json', 'cursor-json', 'amp-json'] as const;

@@ -2,12 +2,11 @@
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';
-import { CONFIG_FILE, DEFAULTS, LIMITS, type Range } from '../contract.js';
+import { CONFIG_FILE, DEFAULTS, LIMITS, STREAM_FORMATS, type Range } from '../contract.js';
 import { DEFAULT_MODEL } from '../executors/anthropic/models.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
-import { STREAM_FORMATS } from '../plan/types.js';
 
 // Commander argument parsers, shared with `ralph batch`. Every number has a useful range
 // (src/contract.ts LIMITS, docs/hostile.md "Numbers").

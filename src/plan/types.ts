@@ -1,10 +1,10 @@
 // The shapes the rest of ralph reads a plan through (docs/plans.md#front-matter). Front-matter keys are
 // snake_case in the file and camelCase here.
 
-/** Values the front matter accepts for `executor` and `stream_format` (docs/commands.md#ralph-exec). */
-export const EXECUTOR_NAMES = ['anthropic', 'command'] as const;
-/** How an agent CLI's output is read (docs/agents.md); the one list of them. */
-export const STREAM_FORMATS = ['text', 'claude-json', 'codex-json', 'gemini-json', 'opencode-json', 'qwen-json', 'cursor-json', 'amp-json'] as const;
+import { EXECUTOR_NAMES, STREAM_FORMATS } from '../contract.js';
+
+/** Values the front matter accepts for `executor` and `stream_format`: the lists live in contract.ts. */
+export { EXECUTOR_NAMES, STREAM_FORMATS };
 
 export interface PlanTask {
   name: string;

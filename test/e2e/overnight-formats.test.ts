@@ -13,7 +13,7 @@ afterAll(removeTempDirs);
 const AGENT = join(ROOT, 'test/fixtures/agents/limit-once.mjs');
 
 describe.concurrent('a usage limit with a reset time, then completion', () => {
-  it.each(['claude-json', 'codex-json', 'text'])('%s: waits for the reset, completes in iteration 1, exit 0', async (format, { expect }) => {
+  it.for(['claude-json', 'codex-json', 'text'])('%s: waits for the reset, completes in iteration 1, exit 0', async (format, { expect }) => {
     const dir = makeTempDir();
     writeFileSync(join(dir, 'plan.md'), planText({ id: 'limits' }));
     const ran = await new Promise<{ status: number | null; stderr: string }>((done) => {
