@@ -280,7 +280,13 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'limit':
         watchdog.touch();
-        result.limit = ev;
+        // One refusal often comes as several events (Claude: a rate_limit_event with the reset
+        // time, then a result that only says "limit"): a later one keeps what an earlier one knew.
+        {
+          const resetsAt = ev.resetsAt ?? result.limit?.resetsAt;
+          const retryAfterMs = ev.retryAfterMs ?? result.limit?.retryAfterMs;
+          result.limit = { ...ev, ...(resetsAt !== undefined ? { resetsAt } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+        }
         bus.emitEvent({ type: 'limit', iteration, kind: ev.kind, message: ev.message, ...(ev.resetsAt !== undefined ? { resetsAt: new Date(ev.resetsAt).toISOString() } : {}) });
         // The agent usually exits by itself after a refusal; one that hangs on is stopped.
         if (graceTimer === undefined) {

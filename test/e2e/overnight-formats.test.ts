@@ -30,7 +30,10 @@ describe.concurrent('a usage limit with a reset time, then completion', () => {
     const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8'));
     expect(result).toMatchObject({ outcome: 'complete', iterations: 1 });
     const events = readFileSync(join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.filter((e) => e.type === 'wait_start')).toHaveLength(1);
+    const waits = events.filter((e) => e.type === 'wait_start');
+    expect(waits).toHaveLength(1);
+    // The wait follows the time the agent gave, not a guess.
+    expect(waits[0].basis).toBe(format === 'codex-json' ? 'retry-after' : 'reset');
     expect(events.filter((e) => e.type === 'wait_end').map((e) => e.end)).toEqual(['done']);
     expect(readFileSync(join(dir, '.calls'), 'utf8')).toBe('xx');
   });
