@@ -146,6 +146,11 @@ export const RALPH_ENV = {
   summary: 'RALPH_SUMMARY',
   iteration: 'RALPH_ITERATION',
   freshContext: 'RALPH_FRESH_CONTEXT',
+  /**
+   * A random token of the run, unique even where two runs share a run id (`--run-dir` folders of
+   * the same name): what finds the run's leftover processes (docs/hostile.md).
+   */
+  runToken: 'RALPH_RUN_TOKEN',
 } as const;
 
 export const DEFAULTS = {

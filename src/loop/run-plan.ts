@@ -1,6 +1,7 @@
 // The iteration state machine of docs/loop.md: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
@@ -29,7 +30,7 @@ import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import { acceptanceGate } from './acceptance-gate.js';
 import { diskFullEnding, isDiskFull } from './disk-full.js';
-import { killLeftoversNow, stopLeftovers } from './leftover-processes.js';
+import { killLeftoversNow, processMarker, stopLeftovers } from './leftover-processes.js';
 import { preflight } from './preflight.js';
 import { setSummaryAside } from './summary-aside.js';
 import { checkBlocker } from './blocker-check.js';
@@ -156,6 +157,7 @@ function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: strin
     outcome: null,
     limits: limitsOf(config),
     checkboxAtStart: false,
+    runToken: randomBytes(12).toString('hex'),
   };
   return { paths, state, mode: 'new' as const, note: undefined };
 }
@@ -181,7 +183,8 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
     state.executorPid = null;
   }
   // What the dead run's agent left running (setsid daemons included) goes before anything runs again.
-  const leftovers = await stopProcesses({ marker: { name: RALPH_ENV.runId, value: state.runId } }, 5_000);
+  const leftovers = await stopProcesses({ marker: processMarker(state) }, 5_000);
+  state.runToken ??= randomBytes(12).toString('hex');
   if (leftovers.length > 0) note = `${note ?? 'resuming'}; ${leftovers.length} process(es) of the run were still running and were stopped`;
   state.pid = process.pid;
   state.outcome = null;
@@ -308,7 +311,7 @@ class PlanRun {
         }
         this.state.executorPid = null;
       }
-      killLeftoversNow(this.state.runId);
+      killLeftoversNow(processMarker(this.state));
       this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}` });
     });
     const onAbort = () => this.runAbort.abort('interrupt');
@@ -502,7 +505,7 @@ class PlanRun {
       }
       if (kept.droppedBytes > 0) this.emit({ type: 'transcript-cut', iteration: n, ...kept });
       state.executorPid = null;
-      await stopLeftovers(state.runId, n, this.bus, this.init.executor.keptProcesses?.() ?? []);
+      await stopLeftovers(processMarker(state), n, this.bus, this.init.executor.keptProcesses?.() ?? []);
       // The live `usage` events already carried these, with the run's totals (docs/agents.md).
       state.tokens = addUsage(state.tokens, result.tokens);
       if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
@@ -651,6 +654,7 @@ class PlanRun {
       [RALPH_ENV.summary]: this.config.summaryPath,
       [RALPH_ENV.iteration]: String(iteration),
       [RALPH_ENV.freshContext]: fresh ? '1' : '0',
+      [RALPH_ENV.runToken]: this.state.runToken!,
     };
   }
 

@@ -47,6 +47,8 @@ export interface RunState {
    * a summary with this content is not this run's (docs/hostile.md "Summary"). Absent: none.
    */
   summaryAtStart?: string;
+  /** The run's process marker (RALPH_RUN_TOKEN); absent in runs from before it existed. */
+  runToken?: string;
   /** The limits in force (flags over front matter), for `ralph status`. */
   limits: RunLimits;
   /** How the run was started (exec options given), so --resume needs nothing else; absent in runs from before. */

@@ -160,7 +160,10 @@ describe.concurrent('the command executor environment', () => {
         RALPH_SUMMARY: join(run.work, 'plan.summary.json'),
         RALPH_ITERATION: String(i + 1),
         RALPH_FRESH_CONTEXT: i === 0 || i === 2 ? '1' : '0',
+        // One random token for the whole run (it finds the run's processes): the same every call.
+        RALPH_RUN_TOKEN: calls[0]!.env.RALPH_RUN_TOKEN,
       });
+      expect(call.env.RALPH_RUN_TOKEN).toMatch(/^[0-9a-f]{24}$/);
       expect(call.cwd).toBe(run.work);
     }
   });
