@@ -7,7 +7,6 @@ import { UsageError } from '../errors.js';
 import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
 import type { RegisterCommand } from './context.js';
-import { batchDefaults, hasLifecycle, loadProject } from './project.js';
 
 interface BatchFlags extends RawExecFlags {
   concurrency?: number;
@@ -51,6 +50,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     // Loaded here so other commands do not pay for batch's modules at start-up.
     const { createJsonProgress, createPlainProgress, createTtyProgress, runBatch } = await import('../batch/index.js');
     const { createBatchListener, createRunLifecycle } = await import('../notify/index.js');
+    const { batchDefaults, hasLifecycle, loadProject } = await import('./project.js');
     const project = loadProject(flags.cwd ?? process.cwd(), ctx.env, flags);
     // A resumed batch keeps the options it was started with; the config's defaults are for new ones.
     const defaults = flags.resume === undefined ? batchDefaults(project.config) : {};

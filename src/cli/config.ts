@@ -5,7 +5,6 @@ import { CONFIG_FILE } from '../contract.js';
 import type { RegisterCommand } from './context.js';
 import { Option } from 'commander';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
-import { loadProject } from './project.js';
 
 interface ConfigFlags extends RawExecFlags {
   json?: boolean;
@@ -29,6 +28,7 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     const { effectiveSettings, agentRows } = await import('../config/effective.js');
     const { loadPlan } = await import('../plan/index.js');
     const options = execOptionsFrom(flags, ctx.passThrough, process.cwd());
+    const { loadProject } = await import('./project.js');
     const project = loadProject(options.cwd, ctx.env, flags);
     const plan = planPath !== undefined ? await loadPlan(planPath) : null;
     const batchFlags = {

@@ -5,7 +5,6 @@ import { Option } from 'commander';
 import { DEFAULTS, EXIT_CODES } from '../contract.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
-import { hasLifecycle, loadProject } from './project.js';
 
 export interface ExecFlags extends RawExecFlags {
   json?: boolean;
@@ -48,6 +47,7 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
   const { colorWanted, createRenderer } = await import('../ui/index.js');
   const { createRunLifecycle } = await import('../notify/index.js');
   const options = { planPath, ...execOptionsFrom(flags, ctx.passThrough, process.cwd()) };
+  const { hasLifecycle, loadProject } = await import('./project.js');
   const project = loadProject(options.cwd, ctx.env, flags);
   const renderer = createRenderer({
     stdout: ctx.stdout,
