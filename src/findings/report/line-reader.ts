@@ -6,6 +6,10 @@ import { StringDecoder } from 'node:string_decoder';
 /** Longest line kept, in characters (UTF-16 code units). */
 export const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
 const CHUNK_BYTES = 1 << 20;
+/** One read buffer for every file: a report reads hundreds of small logs, and a fresh megabyte
+ *  each (memory outside the heap) made V8 collect garbage for the pressure. Safe to share:
+ *  forEachLine is synchronous and done with it before it returns. */
+let shared: Buffer | undefined;
 
 export interface LineHandlers {
   /** A line without its line end (LF or CRLF); a byte order mark before the first one dropped. */
@@ -21,7 +25,7 @@ export interface LineHandlers {
 export function forEachLine(path: string, handlers: LineHandlers, maxLineChars = DEFAULT_MAX_LINE_CHARS): void {
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buffer = (shared ??= Buffer.allocUnsafe(CHUNK_BYTES));
     // Keeps a character split across two chunks whole.
     const decoder = new StringDecoder('utf8');
     const lines = lineSplitter(handlers, maxLineChars);

@@ -99,7 +99,8 @@ export function* htmlChunks(report: Report): Generator<string> {
   yield parts.join('');
   const findings = report.findings;
   for (let i = 0; i < findings.length; i += FINDINGS_PER_CHUNK) {
-    const values = findings.slice(i, i + FINDINGS_PER_CHUNK).flatMap(table.row);
+    const values: unknown[] = [];
+    for (let j = i; j < Math.min(i + FINDINGS_PER_CHUNK, findings.length); j++) table.row(findings[j]!, values);
     yield `${i > 0 ? ',' : ''}${scriptSafe(JSON.stringify(values).slice(1, -1))}`;
   }
   yield `],${jsonForScript(table.head()).slice(1)}</script>\n`;
@@ -119,15 +120,18 @@ const WIDTH = 9;
  * a run name is written once, not once per finding it appears in. Types, actions, plans and
  * runs are listed in the order the rows first name them; head() lists them once every row is out.
  */
-function tableData(report: Report): { row(g: FindingGroup): unknown[]; head(): Record<string, unknown> } {
+function tableData(report: Report): { row(g: FindingGroup, values: unknown[]): void; head(): Record<string, unknown> } {
   const s = report.summary;
   const severities: string[] = SEVERITIES.filter((sev) => s.bySeverity[sev].distinct > 0);
   const [types, actions, plans, runs] = [names(), names(), names(), names()];
   // One name as its id, several (or none) as an array of ids.
   const ids = (id: (name: string) => number, list: readonly string[]): number | number[] => (list.length === 1 ? id(list[0]!) : list.map(id));
   return {
-    // A finding's WIDTH values. Evaluated in order: names are numbered as the rows first use them.
-    row: (g) => [severities.indexOf(g.severity), types.id(g.type), actions.id(g.action), g.title, g.detail, g.file, g.count, ids(runs.id, g.runs), ids(plans.id, g.plans)],
+    // A finding's WIDTH values, appended to `values` (flatMap over per-row arrays cost three
+    // times as much). Evaluated in order: names are numbered as the rows first use them.
+    row: (g, values) => {
+      values.push(severities.indexOf(g.severity), types.id(g.type), actions.id(g.action), g.title, g.detail, g.file, g.count, ids(runs.id, g.runs), ids(plans.id, g.plans));
+    },
     head: () => ({ severities, types: types.list, actions: actions.list, plans: plans.list, runs: runs.list, width: WIDTH, page: HTML_PAGE_ROWS }),
   };
 }
