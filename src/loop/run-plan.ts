@@ -538,7 +538,9 @@ class PlanRun {
       state.limitStreak = 0;
       const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
       for (const key of result.findings) this.seenFindings.add(key);
-      const progressed = workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText())) !== workBefore;
+      // Progress matters only to an iteration that decided nothing: the others skip the git calls.
+      const undecided = decide(weighed).kind === 'none';
+      const progressed = !undecided || workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText())) !== workBefore;
       const ending = await this.settle(n, weighed, fc, result, progressed);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
