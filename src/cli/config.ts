@@ -1,7 +1,7 @@
 // `ralph config [plan.md] [options]`: the settings in effect and where each came from (flag,
 // plan, the config file's line, default), the agents --agent can name, notification targets
 // and hooks (docs/config.md). Secrets are never printed.
-import { CONFIG_FILE } from '../contract.js';
+import { CONFIG_FILE, LIMITS } from '../contract.js';
 import type { RegisterCommand } from './context.js';
 import { Option } from 'commander';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
@@ -20,10 +20,10 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     .description(`show the settings in effect and where each came from (flags, the plan, ${CONFIG_FILE}, defaults)`)
     .argument('[plan]', "a plan whose front matter to include")
     .option('--json', 'one JSON object instead of the table')
-    .option('--concurrency <n>', 'as for ralph batch', positiveInt('--concurrency'))
+    .option('--concurrency <n>', 'as for ralph batch', positiveInt('--concurrency', LIMITS.concurrency))
     .option('--out <dir>', 'as for ralph batch')
     .addOption(new Option('--isolate <mode>', 'as for ralph batch').choices(['worktree', 'none']))
-    .option('--plan-timeout <duration>', 'as for ralph batch', duration('--plan-timeout'));
+    .option('--plan-timeout <duration>', 'as for ralph batch', duration('--plan-timeout', LIMITS.planTimeoutMs));
   addExecOptions(command).action(async (planPath: string | undefined, flags: ConfigFlags) => {
     const { effectiveSettings, agentRows } = await import('../config/effective.js');
     const { loadPlan } = await import('../plan/index.js');

@@ -1,6 +1,7 @@
 // `ralph worker --queue URL`: takes plans off a queued batch's queue and runs them (docs/queue.md).
 // The command owns SIGINT/SIGTERM: the first drains (running plans finish, no new ones start), the
 // second hands the running plans back to the queue for another worker.
+import { LIMITS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { duration, positiveInt } from './exec-options.js';
 import type { RegisterCommand } from './context.js';
@@ -18,7 +19,7 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
     .command('worker')
     .description('run plans from a queued batch (`ralph batch --queue`): clone, run, commit, push, report')
     .option('--queue <url>', 'the Redis of the queue: redis://host:port[/db]')
-    .option('--concurrency <n>', 'plans running at once on this machine (default 1)', positiveInt('--concurrency'))
+    .option('--concurrency <n>', 'plans running at once on this machine (default 1)', positiveInt('--concurrency', LIMITS.concurrency))
     .option('--workdir <dir>', 'clones, worktrees and run directories (default: ~/.ralph/worker)')
     .option('--lock-duration <duration>', "how long a job's lock lasts without renewal; a dead worker's job is taken up after it (default 30s)", duration('--lock-duration'))
     .option('--stalled-interval <duration>', 'how often this worker looks for jobs whose worker died (default 30s)', duration('--stalled-interval'))

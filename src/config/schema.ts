@@ -1,9 +1,9 @@
 // The schema of ralph.config.yaml (docs/config.md), in zod. Keys are snake_case as in plans'
 // front matter; every object is strict so that a typo is an error that names its line.
 import { z } from 'zod';
-import { HOOK_NAMES, NOTIFY_EVENTS, OUTCOMES } from '../contract.js';
+import { HOOK_NAMES, LIMITS, NOTIFY_EVENTS, OUTCOMES, type Range } from '../contract.js';
 import { STREAM_FORMATS } from '../plan/types.js';
-import { parseDuration } from '../util/duration.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -16,7 +16,11 @@ const durationMs = z.union([z.string(), z.number()]).transform((value, ctx) => {
   return ms;
 });
 
-const intAtLeast = (min: number) => z.number().int(`expected a whole number`).min(min, `expected a whole number of at least ${min}`);
+
+// The same ranges as flags and front matter (src/contract.ts LIMITS, docs/hostile.md "Numbers").
+const intIn = (r: Range) => z.number().int('expected a whole number').min(r.min, `expected a whole number from ${r.min} to ${r.max}`).max(r.max, `expected a whole number from ${r.min} to ${r.max}`);
+const durationIn = (r: Range) =>
+  durationMs.refine((ms) => ms >= r.min && ms <= r.max, { message: `expected a duration from ${formatDuration(r.min)} to ${formatDuration(r.max)}` });
 
 const command = z
   .array(z.string())
@@ -30,22 +34,22 @@ export const agentSchema = z.strictObject({
 
 export const defaultsSchema = z.strictObject({
   model: nonEmpty.optional(),
-  max_iterations: intAtLeast(1).optional(),
-  max_bailouts: intAtLeast(0).optional(),
-  max_runtime: durationMs.optional(),
-  max_cost_usd: z.number().positive('expected an amount in US dollars above 0').optional(),
-  silence_timeout: durationMs.optional(),
-  iteration_timeout: durationMs.optional(),
-  signal_grace: durationMs.optional(),
-  context_budget: intAtLeast(1).optional(),
-  max_retries: intAtLeast(0).optional(),
-  max_wait: durationMs.optional(),
-  max_stalls: intAtLeast(0).optional(),
+  max_iterations: intIn(LIMITS.maxIterations).optional(),
+  max_bailouts: intIn(LIMITS.maxBailouts).optional(),
+  max_runtime: durationIn(LIMITS.maxRuntimeMs).optional(),
+  max_cost_usd: z.number().positive('expected an amount in US dollars above 0').max(LIMITS.maxCostUsd.max, `expected at most ${LIMITS.maxCostUsd.max} US dollars`).optional(),
+  silence_timeout: durationIn(LIMITS.silenceTimeoutMs).optional(),
+  iteration_timeout: durationIn(LIMITS.iterationTimeoutMs).optional(),
+  signal_grace: durationIn(LIMITS.signalGraceMs).optional(),
+  context_budget: intIn(LIMITS.contextBudget).optional(),
+  max_retries: intIn(LIMITS.maxRetries).optional(),
+  max_wait: durationIn(LIMITS.maxWaitMs).optional(),
+  max_stalls: intIn(LIMITS.maxStalls).optional(),
   // batch
-  concurrency: intAtLeast(1).optional(),
+  concurrency: intIn(LIMITS.concurrency).optional(),
   out: nonEmpty.optional(),
   isolate: z.enum(['worktree', 'none']).optional(),
-  plan_timeout: durationMs.optional(),
+  plan_timeout: durationIn(LIMITS.planTimeoutMs).optional(),
 });
 
 const filters = {

@@ -55,13 +55,22 @@ describe('validation', () => {
     const text = ['defaults:', '  max_iterations: 0', '  silence_timeout: soon', 'agents:', '  x:', '    command: []', '    stream_format: xml', 'notify:', '  - webhook: ftp://x', '  - slack: https://hooks.slack.com/a', '    secret: k', '  - events: [ended]', ''].join('\n');
     const problems = problemsOf(text);
     expect(problems).toEqual([
-      expect.stringMatching(/:2: defaults\.max_iterations: expected a whole number of at least 1$/),
+      expect.stringMatching(/:2: defaults\.max_iterations: expected a whole number from 1 to 10000$/),
       expect.stringMatching(/:3: defaults\.silence_timeout: expected a duration/),
       expect.stringMatching(/:6: agents\.x\.command: is empty/),
       expect.stringMatching(new RegExp(`:7: agents\\.x\\.stream_format: expected one of ${STREAM_FORMATS.join(', ')}, got "xml"$`)),
       expect.stringMatching(/:9: notify\[0\]\.webhook: expected an http/),
       expect.stringMatching(/:11: notify\[1\]\.secret: `secret` does not apply to a slack target$/),
       expect.stringMatching(/:12: notify\[2\]: a target needs one of webhook, slack, ntfy, command$/),
+    ]);
+  });
+
+  it('holds defaults to the same ranges as flags and front matter', () => {
+    const text = ['defaults:', '  max_iterations: 1000000000', '  concurrency: 100000', '  plan_timeout: 90d', '  max_stalls: 2', ''].join('\n');
+    expect(problemsOf(text)).toEqual([
+      expect.stringMatching(/:2: defaults\.max_iterations: expected a whole number from 1 to 10000$/),
+      expect.stringMatching(/:3: defaults\.concurrency: expected a whole number from 1 to 256$/),
+      expect.stringMatching(/:4: defaults\.plan_timeout: expected a duration from /),
     ]);
   });
 
