@@ -98,7 +98,6 @@ export function progressLine(e: RunEvent, at: Date): string | null {
     case 'processes-stopped':
       return `- ${t} iteration ${e.iteration}: stopped ${e.processes.length} process(es) the agent left running`;
     case 'run-start':
-    case 'state':
     case 'output':
     case 'malformed':
     case 'ignored':

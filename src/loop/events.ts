@@ -7,11 +7,8 @@ import type { Decision } from '../signals/index.js';
 import type { StopCause } from './iteration.js';
 import type { RunResult } from './types.js';
 
-export type RunState = 'starting' | 'running' | 'waiting' | 'verifying' | 'stopping' | 'ended';
-
 export type RunEvent =
   | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; maxIterations: number; startedAt: string; head: string | null }
-  | { type: 'state'; state: RunState; detail?: string }
   | { type: 'iteration-start'; iteration: number; maxIterations: number; fresh: boolean; prompt: 'full' | 'condensed' | 'resume' | 'continue' }
   | { type: 'output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'signal'; iteration: number; name: string; args: string[]; source: string; line?: number }
@@ -46,5 +43,3 @@ export type RunEvent =
   | { type: 'wait_start'; iteration: number; kind: LimitKind; until: string; reason: string; basis: 'reset' | 'retry-after' | 'backoff' | 'shared' }
   /** The wait is over: `end` says why (done: the reset time came). */
   | { type: 'wait_end'; iteration: number; kind: LimitKind; until: string; reason: string; waitedMs: number; end: 'done' | 'aborted' | 'stop-requested' };
-
-export type RunEventType = RunEvent['type'];

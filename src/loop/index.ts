@@ -1,4 +1,4 @@
 export { runPlan, type RunHooks } from './run-plan.js';
 export type { ExecOptions, RunResult, SignalRecord, ExecutorName, StreamFormat } from './types.js';
-export type { RunEvent, RunState as RunPhase } from './events.js';
+export type { RunEvent } from './events.js';
 export { RunBus } from './bus.js';

@@ -82,7 +82,6 @@ export function describeEvent(e: RunEvent): string | undefined {
       return waitLine(e.kind, new Date(e.until), new Date());
     case 'wait_end':
       return e.end === 'done' ? `the wait is over after ${formatDuration(e.waitedMs)}: running iteration ${e.iteration} again` : undefined;
-    case 'state':
     case 'output':
     case 'usage':
       return undefined;
