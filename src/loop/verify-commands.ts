@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../contract.js';
 import { stopProcesses, type FindOptions } from '../executors/process-tree.js';
+import { OutputTail } from '../util/output-tail.js';
 
 export interface VerifyOutcome {
   command: string;
@@ -47,13 +48,9 @@ export function runVerifyCommand(command: string, cwd: string, options: VerifyOp
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const scope: FindOptions = { ...(child.pid !== undefined ? { roots: [child.pid], groups: [child.pid] } : {}), marker };
-    let tail = Buffer.alloc(0);
-    const keep = (d: Buffer) => {
-      tail = Buffer.concat([tail, d]);
-      if (tail.length > TAIL_BYTES * 2) tail = tail.subarray(tail.length - TAIL_BYTES);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    const tail = new OutputTail(TAIL_BYTES);
+    child.stdout.on('data', tail.push);
+    child.stderr.on('data', tail.push);
     let timedOut = false;
     let aborted = false;
     let exitCode: number | null = null;
@@ -71,7 +68,7 @@ export function runVerifyCommand(command: string, cwd: string, options: VerifyOp
       const left = await stopProcesses(scope, killGraceMs);
       child.stdout.destroy();
       child.stderr.destroy();
-      let text = tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8') + extra;
+      let text = tail.text() + extra;
       if (timedOut) text += `\n[ralph: stopped after the verify timeout of ${Math.round(timeoutMs / 1000)} s]`;
       else if (left.length > 0 && exited) text += `\n[ralph: the command left ${left.length} process(es) running; they were stopped]`;
       resolve({ command, exitCode: timedOut || aborted ? null : exitCode, timedOut, aborted, tail: text.trimEnd(), durationMs: Date.now() - started, leftBehind: left.length });

@@ -2,6 +2,7 @@
 // facts in the environment, bounded in time, its whole process group stopped when it overruns.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { terminateProcessGroup } from '../executors/process-group.js';
+import { OutputTail } from '../util/output-tail.js';
 
 export interface ShellOutcome {
   exitCode: number | null;
@@ -27,13 +28,9 @@ export function runShell(
       resolve({ exitCode: null, timedOut: false, tail: '', error: (error as Error).message });
       return;
     }
-    let tail = Buffer.alloc(0);
-    const keep = (d: Buffer) => {
-      tail = Buffer.concat([tail, d]);
-      if (tail.length > TAIL_BYTES * 2) tail = tail.subarray(tail.length - TAIL_BYTES);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    const tail = new OutputTail(TAIL_BYTES);
+    child.stdout.on('data', tail.push);
+    child.stderr.on('data', tail.push);
     // A command that does not read its stdin closes the pipe early: that is not a failure.
     child.stdin.on('error', () => {});
     child.stdin.end(options.stdin);
@@ -52,7 +49,7 @@ export function runShell(
       done = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
-      const text = tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8').trimEnd();
+      const text = tail.text().trimEnd();
       resolve({ exitCode, timedOut, tail: text, ...(error !== undefined ? { error } : {}) });
     };
     child.on('error', (e) => finish(null, `cannot run sh: ${e.message}`));
