@@ -21,6 +21,23 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** `ralph exec plan.md --executor anthropic --quiet ...args` in a fresh folder holding `plan`, against `server`. */
+async function execAnthropic(plan: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  dir = mkdtempSync(join(tmpdir(), 'ralph-key-'));
+  writeFileSync(join(dir, 'plan.md'), plan);
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', ...args, '--quiet'], {
+      cwd: dir,
+      env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
 const PLAN = `---\nid: key\nmax_iterations: 1\n---\n# Look for the key\n\n<tasks>\n  <task><name>Task 1</name><action>Look.</action></task>\n</tasks>\n`;
 
 const LOOK = [
@@ -32,19 +49,9 @@ const LOOK = [
 ].join('; ');
 
 it('a bash tool command finds the key neither in its environment nor in /proc/$PPID/environ nor any /proc/*/environ', async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ralph-key-'));
-  writeFileSync(join(dir, 'plan.md'), PLAN);
   server = await FakeMessagesServer.start();
   server.enqueue(reply.tool('t1', 'bash', { command: LOOK }), reply.text(['looked'], 'end_turn'));
-  const result = await new Promise<{ code: number | null; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', '--quiet'], {
-      cwd: dir,
-      env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  const result = await execAnthropic(PLAN);
   expect(result.stderr).not.toContain('internal error');
   expect(server.requests.length).toBe(2);
   const toolResult = JSON.stringify(server.requests[1]!.body.messages.at(-1));
@@ -59,28 +66,14 @@ it('a bash tool command finds the key neither in its environment nor in /proc/$P
 });
 
 it('an API failure is said once, without doubled words ("the executor the Anthropic API failed")', async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ralph-key-'));
-  writeFileSync(join(dir, 'plan.md'), PLAN);
   server = await FakeMessagesServer.start();
   server.enqueue(reply.error(500, 'api_error', 'Internal server error'), reply.error(500, 'api_error', 'Internal server error'));
-  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', '--max-retries', '0', '--quiet'], {
-      cwd: dir,
-      env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  const result = await execAnthropic(PLAN, ['--max-retries', '0']);
   expect(result.stderr).toMatch(/iteration 1 ended without a decision: the Anthropic API failed/);
   expect(result.stderr).not.toMatch(/\b(\w+ \w+) \1\b/);
 });
 
 it('a setsid daemon started by the bash tool is stopped when the iteration ends; the shell itself carries on', async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ralph-key-'));
-  writeFileSync(join(dir, 'plan.md'), PLAN.replace('max_iterations: 1', 'max_iterations: 2'));
   server = await FakeMessagesServer.start();
   server.enqueue(
     reply.tool('t1', 'bash', { command: "mkdir -p sub && cd sub && export KEPT=yes && (setsid sh -c 'sleep 3; touch ../late-file' > /dev/null 2>&1 < /dev/null &) && echo started" }),
@@ -88,21 +81,13 @@ it('a setsid daemon started by the bash tool is stopped when the iteration ends;
     reply.tool('t2', 'bash', { command: 'echo "cwd=$(basename "$PWD") kept=$KEPT"' }),
     reply.text(['checked'], 'end_turn'),
   );
-  const result = await new Promise<{ code: number | null; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--executor', 'anthropic', '--quiet'], {
-      cwd: dir,
-      env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: server!.url },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => done({ code, stderr }));
-  });
+  const result = await execAnthropic(PLAN.replace('max_iterations: 1', 'max_iterations: 2'));
   expect(result.stderr).not.toContain('internal error');
   expect(server.requests.length).toBe(4);
   expect(JSON.stringify(server.requests[3]!.body.messages.at(-1))).toContain('cwd=sub kept=yes');
   await new Promise((r) => setTimeout(r, 4_000));
-  expect(existsSync(join(dir, 'late-file')), 'the daemon outlived its iteration').toBe(false);
-  const runs = join(dir, '.ralph', 'runs');
+  expect(existsSync(join(dir!, 'late-file')), 'the daemon outlived its iteration').toBe(false);
+  const runs = join(dir!, '.ralph', 'runs');
   const events = readFileSync(join(runs, readdirSync(runs)[0]!, 'events.jsonl'), 'utf8');
   expect(events).toContain('"type":"processes-stopped","iteration":1');
 });

@@ -34,6 +34,30 @@ function killAll(pids: number[]): void {
   }
 }
 
+const WRITE_SUMMARY = `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`;
+
+/** A temp folder with work/plan.md, and beside work/ an agent script that reads its prompt and runs `lines`. */
+function agentInWork(lines: string[]): { dir: string; work: string; agent: string } {
+  const dir = makeTempDir();
+  const work = join(dir, 'work');
+  mkdirSync(work);
+  writeFileSync(join(work, 'plan.md'), planText());
+  const agent = join(dir, 'agent.sh');
+  writeFileSync(agent, ['cat > /dev/null', ...lines, ''].join('\n'));
+  return { dir, work, agent };
+}
+
+/** A file of the (only) run in `work`. */
+function runFile(work: string, name: string): string {
+  const runs = join(work, '.ralph', 'runs');
+  return readFileSync(join(runs, readdirSync(runs)[0]!, name), 'utf8');
+}
+
+/** What `p` gives, or undefined if it takes longer than `ms` (it hung). */
+function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
+  return Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+}
+
 /** A sleep nobody else on the machine runs, so the test can look for it. */
 function uniqueSleep(): string {
   return `sleep ${3000 + randomInt(6000)}.${randomInt(1000)}`;
@@ -85,7 +109,7 @@ describe.concurrent('verify commands that leave processes behind', () => {
     const dir = makeTempDir();
     writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: ['verify:', `  - "setsid sh -c '${sleep}' & ${sleep}"`] }));
     const agent = join(dir, 'agent.sh');
-    writeFileSync(agent, `cat > /dev/null\nprintf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"\necho '###PLAN_COMPLETE###'\n`);
+    writeFileSync(agent, `cat > /dev/null\n${WRITE_SUMMARY}\necho '###PLAN_COMPLETE###'\n`);
     const running = startRalph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir });
     const statusOf = () => {
       const runs = join(dir, '.ralph', 'runs');
@@ -100,7 +124,7 @@ describe.concurrent('verify commands that leave processes behind', () => {
     await waitFor(() => statusOf() === 'verifying' && pidsRunning(sleep).length >= 2, 'the verify command to run');
     const t0 = Date.now();
     running.child.kill('SIGTERM');
-    const ran = await Promise.race([running.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 15_000))]);
+    const ran = await within(15_000, running.done);
     const left = pidsRunning(sleep);
     killAll(left);
     if (!ran) running.child.kill('SIGKILL');
@@ -113,27 +137,12 @@ describe.concurrent('verify commands that leave processes behind', () => {
 
 describe.concurrent('processes the agent starts outside its tree', () => {
   it('a setsid daemon of the agent is stopped when the iteration ends, and reported', async ({ expect }) => {
-    const dir = makeTempDir();
-    const work = join(dir, 'work');
-    mkdirSync(work);
-    writeFileSync(join(work, 'plan.md'), planText());
-    const agent = join(dir, 'agent.sh');
-    writeFileSync(
-      agent,
-      [
-        'cat > /dev/null',
-        "setsid sh -c 'sleep 3; touch late-file' > /dev/null 2>&1 < /dev/null &",
-        `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`,
-        "echo '###PLAN_COMPLETE###'",
-        '',
-      ].join('\n'),
-    );
+    const { work, agent } = agentInWork(["setsid sh -c 'sleep 3; touch late-file' > /dev/null 2>&1 < /dev/null &", WRITE_SUMMARY, "echo '###PLAN_COMPLETE###'"]);
     const ran = await ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
     expect(ran.code, ran.stderr).toBe(0);
     await new Promise((r) => setTimeout(r, 4_500));
     expect(existsSync(join(work, 'late-file')), 'the daemon outlived the run').toBe(false);
-    const runs = join(work, '.ralph', 'runs');
-    const events = readFileSync(join(runs, readdirSync(runs)[0]!, 'events.jsonl'), 'utf8')
+    const events = runFile(work, 'events.jsonl')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l));
@@ -148,7 +157,7 @@ describe.concurrent('FIFOs and other non-files where ralph reads a file', () => 
     const dir = makeTempDir();
     execFileSync('mkfifo', [join(dir, 'plan.md')]);
     for (const args of [['exec', 'plan.md', '--', 'true'], ['validate', 'plan.md']]) {
-      const ran = await Promise.race([ralph(args, { cwd: dir }), new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000))]);
+      const ran = await within(10_000, ralph(args, { cwd: dir }));
       expect(ran, `ralph ${args[0]} hung on a FIFO`).toBeDefined();
       expect(ran!.code).toBe(64);
       expect(ran!.stderr).toContain('is not a regular file (it is a FIFO');
@@ -273,28 +282,17 @@ describe.concurrent('agent text in ralph status, and signal files that point els
   });
 
   it('BLOCKED.md and PR_URL that are symlinks (or hard links) to files outside are not read into the result', async ({ expect }) => {
-    const dir = makeTempDir();
-    const work = join(dir, 'work');
-    mkdirSync(work);
+    const { dir, work, agent } = agentInWork([
+      'ln -sf ../secret.txt PR_URL',
+      'ln -f ../secret.txt TASK_COMPLETE.md',
+      'ln -sf ../secret.txt BLOCKED.md',
+      WRITE_SUMMARY,
+      "echo '###PLAN_COMPLETE###'",
+    ]);
     writeFileSync(join(dir, 'secret.txt'), 'https://github.com/secret/leak/pull/1 SECRET-CONTENT\n');
-    writeFileSync(join(work, 'plan.md'), planText());
-    const agent = join(dir, 'agent.sh');
-    writeFileSync(
-      agent,
-      [
-        'cat > /dev/null',
-        'ln -sf ../secret.txt PR_URL',
-        'ln -f ../secret.txt TASK_COMPLETE.md',
-        'ln -sf ../secret.txt BLOCKED.md',
-        `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`,
-        "echo '###PLAN_COMPLETE###'",
-        '',
-      ].join('\n'),
-    );
     const ran = await ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
     expect(ran.code, ran.stderr).toBe(0);
-    const runs = join(work, '.ralph', 'runs');
-    const result = readFileSync(join(runs, readdirSync(runs)[0]!, 'result.json'), 'utf8');
+    const result = runFile(work, 'result.json');
     expect(result).not.toContain('SECRET-CONTENT');
     expect(result).not.toContain('secret/leak');
     expect(JSON.parse(result).prUrl).toBeNull();
@@ -306,25 +304,15 @@ describe.concurrent('agent text in ralph status, and signal files that point els
 
 describe.concurrent('a run whose ralph was killed', () => {
   it('--resume stops the setsid daemon the dead run left behind before anything runs again', async ({ expect }) => {
-    const dir = makeTempDir();
-    const work = join(dir, 'work');
-    mkdirSync(work);
-    writeFileSync(join(work, 'plan.md'), planText());
-    const agent = join(dir, 'agent.sh');
-    writeFileSync(
-      agent,
-      [
-        'cat > /dev/null',
-        'if [ "$RALPH_ITERATION" = 1 ]; then',
-        "  setsid sh -c 'sleep 4; touch late-file' > /dev/null 2>&1 < /dev/null &",
-        '  echo daemon-started; sleep 60',
-        'fi',
-        'sleep 5',
-        `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`,
-        "echo '###PLAN_COMPLETE###'",
-        '',
-      ].join('\n'),
-    );
+    const { work, agent } = agentInWork([
+      'if [ "$RALPH_ITERATION" = 1 ]; then',
+      "  setsid sh -c 'sleep 4; touch late-file' > /dev/null 2>&1 < /dev/null &",
+      '  echo daemon-started; sleep 60',
+      'fi',
+      'sleep 5',
+      WRITE_SUMMARY,
+      "echo '###PLAN_COMPLETE###'",
+    ]);
     const first = startRalph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
     await waitFor(() => first.stderr().includes('daemon-started'), 'the daemon to start');
     first.child.kill('SIGKILL');
@@ -344,7 +332,7 @@ describe.concurrent('FIFOs in the run directory', () => {
       rmSync(join(run.runDir!, name));
       execFileSync('mkfifo', [join(run.runDir!, name)]);
     }
-    const ran = await Promise.race([ralph(['status'], { cwd: run.work }), new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000))]);
+    const ran = await within(10_000, ralph(['status'], { cwd: run.work }));
     expect(ran, 'ralph status hung on a FIFO').toBeDefined();
     expect(ran!.stderr).not.toMatch(/internal error/);
   });
@@ -356,10 +344,7 @@ describe.concurrent('a plan the agent turns into a FIFO', () => {
     writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: ['max_iterations: 2'] }));
     const agent = join(dir, 'agent.sh');
     writeFileSync(agent, 'cat > /dev/null\nif [ ! -p "$RALPH_PLAN" ]; then rm -f "$RALPH_PLAN"; mkfifo "$RALPH_PLAN"; fi\necho working\n');
-    const ran = await Promise.race([
-      ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir }),
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), 20_000)),
-    ]);
+    const ran = await within(20_000, ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir }));
     expect(ran, 'ralph hung on the plan made a FIFO').toBeDefined();
     expect(ran!.code, ran!.stderr).toBe(3);
   });
