@@ -35,7 +35,6 @@ export const CLASS_PRIORITY: Record<SignalClass, number> = {
   complete: 1,
 };
 
-export const SIGNAL_FENCE = '###';
 export const LOOP_COMPLETE_LINE = 'LOOP_COMPLETE';
 
 /** Why a line that carries a signal is not one (docs/parser.md "Near misses"). */
@@ -159,7 +158,6 @@ export const DEFAULTS = {
    * A run left overnight ends by itself (docs/first-hour.md); `--max-runtime none` lifts it.
    * Cost has no default: no amount is safe without knowing the price and the work.
    */
-  maxRuntime: '8h',
   maxRuntimeMs: 8 * 3600_000,
   maxBailouts: 3,
   silenceTimeout: '10m',

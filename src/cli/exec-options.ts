@@ -46,7 +46,7 @@ export function addExecOptions(command: Command): Command {
     .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
     .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, wholeNumber('--max-iterations', LIMITS.maxIterations))
     .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, wholeNumber('--max-bailouts', LIMITS.maxBailouts))
-    .option('--max-runtime <duration>', `stop the run after this long, e.g. 90m, or none (default: ${DEFAULTS.maxRuntime})`, durationOrNone('--max-runtime', LIMITS.maxRuntimeMs))
+    .option('--max-runtime <duration>', `stop the run after this long, e.g. 90m, or none (default: ${formatDuration(DEFAULTS.maxRuntimeMs)})`, durationOrNone('--max-runtime', LIMITS.maxRuntimeMs))
     .option('--max-cost <usd>', 'stop the run once it has cost this much (USD; default: none, as no amount is safe without a price; needs an executor that reports cost)', dollars)
     .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout', LIMITS.silenceTimeoutMs))
     .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait', LIMITS.maxWaitMs))

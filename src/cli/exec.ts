@@ -3,6 +3,7 @@
 // the result at once and leaves.
 import { Option } from 'commander';
 import { DEFAULTS, EXIT_CODES } from '../contract.js';
+import { formatDuration } from '../util/duration.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
 
@@ -26,7 +27,7 @@ export const registerExec: RegisterCommand = (program, ctx) => {
       `
 Executors: --executor, else command when -- is given, else the plan's executor, else anthropic
 when ANTHROPIC_API_KEY is set. Limits: ${DEFAULTS.maxIterations} iterations, ${DEFAULTS.maxBailouts} bailouts in a row and
-${DEFAULTS.maxRuntime} of runtime unless told otherwise; no cost limit unless --max-cost is given. Examples:
+${formatDuration(DEFAULTS.maxRuntimeMs)} of runtime unless told otherwise; no cost limit unless --max-cost is given. Examples:
   ralph exec plans/demo.md
   ralph exec plan.md -- claude -p --dangerously-skip-permissions
   ralph exec plan.md --stream-format claude-json -- claude -p --output-format stream-json --verbose
