@@ -6,7 +6,7 @@
 //
 // Tokens: part.tokens.input excludes the cache, given as cache.read and cache.write; reasoning
 // tokens are billed as output and counted there. Cost: part.cost, in USD.
-import { limitFromText } from '../../agents/limit-text.js';
+import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import { summarizeToolInput } from './claude-stream.js';
 import type { StreamDecoder } from './stream-decoder.js';
@@ -73,7 +73,7 @@ export class OpencodeStreamDecoder implements StreamDecoder {
     const fatal = status === 401 || status === 403 || error.name === 'ProviderAuthError';
     const out: ExecutorEvent[] = [{ type: 'error', message: text, ...(status !== undefined ? { status } : {}), ...(fatal ? { fatal: true } : {}) }];
     const limit = fatal ? undefined : status === 429 ? (limitFromText(message) ?? { kind: 'rate' as const }) : limitFromText(message);
-    if (limit) out.push({ type: 'limit', kind: limit.kind, message: text, ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}), ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}) });
+    if (limit) out.push(limitEvent(limit, text));
     return out;
   }
 }
