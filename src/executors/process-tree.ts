@@ -3,7 +3,8 @@
 // command that way) leaves the group, and a daemon leaves the tree too when its parent exits. So
 // a run's processes are found two ways on Linux, from /proc: descendants of the processes we
 // started (through their parent links), and any process whose environment carries the run's
-// marker (`RALPH_RUN_ID=<id>`), which every child inherits unless it scrubs its environment.
+// marker (`RALPH_RUN_TOKEN=<token>`, kept across resumes; see src/loop/leftover-processes.ts),
+// which every child inherits unless it scrubs its environment.
 import { readdirSync, readFileSync } from 'node:fs';
 import { terminateProcessGroup } from './process-group.js';
 
