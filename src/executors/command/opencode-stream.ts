@@ -10,7 +10,7 @@ import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import { summarizeToolInput } from './claude-stream.js';
 import type { StreamDecoder } from './stream-decoder.js';
-import { ERROR_MAX, WARNING_MAX, asCount, asObject, asString, bounded, endLine, oneLine, type JsonObject } from './untrusted.js';
+import { ERROR_MAX, WARNING_MAX, asCost, asCount, asObject, asString, bounded, endLine, oneLine, type JsonObject } from './untrusted.js';
 
 export class OpencodeStreamDecoder implements StreamDecoder {
   readonly format = 'opencode-json';
@@ -41,7 +41,6 @@ export class OpencodeStreamDecoder implements StreamDecoder {
       case 'step_finish': {
         const tokens = asObject(part.tokens);
         const cache = asObject(tokens?.cache) ?? {};
-        const cost = part.cost;
         if (tokens) {
           out.push({
             type: 'usage',
@@ -51,7 +50,7 @@ export class OpencodeStreamDecoder implements StreamDecoder {
               cacheRead: asCount(cache.read),
               cacheWrite: asCount(cache.write),
             },
-            costUsd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
+            costUsd: asCost(part.cost),
           });
         }
         break;
