@@ -1,7 +1,7 @@
 // Reading usage- and rate-limit messages that agent CLIs print as prose ("You've hit your limit ·
 // resets 3am (Europe/Berlin)", "You've hit your usage limit. Try again later."), so that every
 // format — and plain text — can report a `limit` event the loop waits on (docs/agents.md).
-import type { LimitKind } from '../executors/types.js';
+import type { ExecutorEvent, LimitKind } from '../executors/types.js';
 
 export interface LimitMatch {
   kind: LimitKind;
@@ -25,6 +25,17 @@ export function limitFromText(text: string, now: number = Date.now()): LimitMatc
   const after = retryAfter(text);
   if (after !== undefined) out.retryAfterMs = after;
   return out;
+}
+
+/** The `limit` event for a match, under `message`. */
+export function limitEvent(limit: LimitMatch, message: string): Extract<ExecutorEvent, { type: 'limit' }> {
+  return {
+    type: 'limit',
+    kind: limit.kind,
+    message,
+    ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}),
+    ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}),
+  };
 }
 
 /** "try again in 20s", "try again in 5 minutes", "retry after 2 hours". */

@@ -10,44 +10,37 @@ export interface AgentSpec {
 }
 
 export interface AgentPreset extends AgentSpec {
-  name: string;
-  /** One line for `--help` and the run's first line. */
+  /** What the preset runs, in one line (not yet shown anywhere: --help lists the names). */
   description: string;
 }
 
 export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freeze({
   claude: {
-    name: 'claude',
     description: 'Claude Code, print mode, stream-json events',
     command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
     streamFormat: 'claude-json',
   },
   codex: {
-    name: 'codex',
     description: 'Codex CLI, exec mode, JSON events, workspace-write sandbox',
     command: ['codex', 'exec', '--json', '--sandbox', 'workspace-write', '--skip-git-repo-check'],
     streamFormat: 'codex-json',
   },
   gemini: {
-    name: 'gemini',
     description: 'Gemini CLI, headless, stream-json events, tools approved (--yolo)',
     command: ['gemini', '--output-format', 'stream-json', '--yolo', '--skip-trust'],
     streamFormat: 'gemini-json',
   },
   opencode: {
-    name: 'opencode',
     description: 'opencode run, JSON events, permissions approved (--auto)',
     command: ['opencode', 'run', '--format', 'json', '--auto'],
     streamFormat: 'opencode-json',
   },
   qwen: {
-    name: 'qwen',
     description: 'Qwen Code, headless, stream-json events (Claude Code shapes), tools approved (--yolo)',
     command: ['qwen', '--output-format', 'stream-json', '--yolo'],
     streamFormat: 'qwen-json',
   },
   amp: {
-    name: 'amp',
     description: 'Amp, execute mode, Claude Code-compatible stream JSON, all tools allowed',
     command: ['amp', '--execute', '--stream-json', '--dangerously-allow-all'],
     streamFormat: 'amp-json',

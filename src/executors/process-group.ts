@@ -1,6 +1,6 @@
 // Stopping an agent (or a shell, or a verify command) means stopping everything it started: the agent runs as the leader of its own
 // process group (spawned detached), so one signal to -pid reaches its children and grandchildren.
-import { readdirSync, readFileSync } from 'node:fs';
+import { isLive, procPids, readStat } from './proc-stat.js';
 
 /** How long to wait after KILL before giving up (a process stuck in the kernel cannot be hurried). */
 const AFTER_KILL_WAIT_MS = 2_000;
@@ -16,33 +16,16 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/**
- * True while a process of the group is alive. Zombies do not count: a dead grandchild reparented to
- * a PID 1 that never reaps (common in containers) would otherwise look alive forever.
- */
+/** True while a process of the group is alive (zombies do not count: see proc-stat.ts isLive). */
 export function processGroupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
   if (process.platform !== 'linux') return true;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue; // exited while we looked
-    }
-    // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-  }
-  return false;
+  const pids = procPids();
+  if (pids === undefined) return true;
+  return pids.some((pid) => {
+    const info = readStat(pid);
+    return isLive(info) && info.pgid === pgid;
+  });
 }
 
 function delay(ms: number): Promise<void> {

@@ -3,17 +3,11 @@
 // command that way) leaves the group, and a daemon leaves the tree too when its parent exits. So
 // a run's processes are found two ways on Linux, from /proc: descendants of the processes we
 // started (through their parent links), and any process whose environment carries the run's
-// marker (`RALPH_RUN_ID=<id>`), which every child inherits unless it scrubs its environment.
-import { readdirSync, readFileSync } from 'node:fs';
+// marker (`RALPH_RUN_TOKEN=<token>`, kept across resumes; see src/loop/leftover-processes.ts),
+// which every child inherits unless it scrubs its environment.
+import { readFileSync } from 'node:fs';
+import { isLive, procPids, readStat, type ProcessInfo } from './proc-stat.js';
 import { terminateProcessGroup } from './process-group.js';
-
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  /** The command name from /proc/<pid>/stat (at most 15 characters). */
-  comm: string;
-}
 
 /** An environment variable that marks a process as one of ours. */
 export interface ProcessMarker {
@@ -36,39 +30,12 @@ const POLL_MS = 20;
 /** After KILL: how long to wait before giving up (a process stuck in the kernel cannot be hurried). */
 const AFTER_KILL_WAIT_MS = 2_000;
 
-function readStat(pid: number): (ProcessInfo & { state: string }) | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined; // exited while we looked
-  }
-  // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ')'.
-  const close = stat.lastIndexOf(')');
-  const fields = stat.slice(close + 2).split(' ', 3);
-  return {
-    pid,
-    comm: stat.slice(stat.indexOf('(') + 1, close),
-    state: fields[0] ?? '?',
-    ppid: Number(fields[1]),
-    pgid: Number(fields[2]),
-  };
-}
-
 /** Every live (non-zombie) process, from /proc; empty where there is no /proc. */
 export function listProcesses(): Map<number, ProcessInfo> {
   const all = new Map<number, ProcessInfo>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return all;
-  }
-  for (const entry of entries) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const info = readStat(Number(entry));
-    if (!info || info.state === 'Z' || info.state === 'X') continue;
+  for (const pid of procPids() ?? []) {
+    const info = readStat(pid);
+    if (!isLive(info)) continue;
     all.set(info.pid, { pid: info.pid, ppid: info.ppid, pgid: info.pgid, comm: info.comm });
   }
   return all;
@@ -134,8 +101,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 }
 
 function alive(pid: number): boolean {
-  const info = readStat(pid);
-  return info !== undefined && info.state !== 'Z' && info.state !== 'X';
+  return isLive(readStat(pid));
 }
 
 function delay(ms: number): Promise<void> {

@@ -22,6 +22,7 @@ import {
   ERROR_MAX,
   WARNING_MAX,
   asArray,
+  asCost,
   asCount,
   asObject,
   asString,
@@ -237,12 +238,11 @@ export class ClaudeStreamDecoder implements StreamDecoder {
 
   private result(event: JsonObject): ExecutorEvent[] {
     this.resultSeen = true;
-    const cost = event.total_cost_usd;
     const out: ExecutorEvent[] = [
       {
         type: 'usage',
         tokens: modelUsageTokens(event.modelUsage, this.cacheInInput) ?? tokensOf(asObject(event.usage) ?? {}, this.cacheInInput),
-        costUsd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
+        costUsd: asCost(event.total_cost_usd),
       },
       ...this.sessionEvent(event.session_id),
     ];

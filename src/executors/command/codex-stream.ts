@@ -9,7 +9,7 @@
 // After `codex exec … resume <thread>`, `turn.completed.usage` is the thread's running total, not
 // the turn's. The last total of each thread is kept in a ledger that lives as long as the executor
 // (across iterations), and each turn reports the difference (docs/agents.md).
-import { limitFromText } from '../../agents/limit-text.js';
+import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import {
@@ -152,16 +152,7 @@ export class CodexStreamDecoder implements StreamDecoder {
     const text = bounded(`codex ${what}${message ? `: ${message}` : ''}`, WARNING_MAX);
     const limit = message ? limitFromText(message) : undefined;
     if (limit) {
-      return [
-        { type: 'error', message: text },
-        {
-          type: 'limit',
-          kind: limit.kind,
-          message: text,
-          ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}),
-          ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}),
-        },
-      ];
+      return [{ type: 'error', message: text }, limitEvent(limit, text)];
     }
     if (message && FATAL.test(message)) return [{ type: 'error', message: text, fatal: true }];
     return [{ type: 'error', message: text }];

@@ -7,7 +7,7 @@
 //
 // Tokens: stats.input_tokens includes the cached part, given again as `cached` (with `input` the
 // rest), so input = input_tokens − cached, cacheRead = cached. No prices: costUsd is null.
-import { limitFromText } from '../../agents/limit-text.js';
+import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import { summarizeToolInput } from './claude-stream.js';
 import type { StreamDecoder } from './stream-decoder.js';
@@ -99,7 +99,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
     const fatal = /\b(?:401|403)\b|API key not valid|PERMISSION_DENIED|UNAUTHENTICATED/i.test(message);
     out.push({ type: 'error', message: text, ...(fatal ? { fatal: true } : {}) });
     const limit = fatal ? undefined : limitFromText(message);
-    if (limit) out.push({ type: 'limit', kind: limit.kind, message: text, ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}), ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}) });
+    if (limit) out.push(limitEvent(limit, text));
     return out;
   }
 }

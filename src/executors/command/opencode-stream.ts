@@ -6,11 +6,11 @@
 //
 // Tokens: part.tokens.input excludes the cache, given as cache.read and cache.write; reasoning
 // tokens are billed as output and counted there. Cost: part.cost, in USD.
-import { limitFromText } from '../../agents/limit-text.js';
+import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import { summarizeToolInput } from './claude-stream.js';
 import type { StreamDecoder } from './stream-decoder.js';
-import { ERROR_MAX, WARNING_MAX, asCount, asObject, asString, bounded, endLine, oneLine, type JsonObject } from './untrusted.js';
+import { ERROR_MAX, WARNING_MAX, asCost, asCount, asObject, asString, bounded, endLine, oneLine, type JsonObject } from './untrusted.js';
 
 export class OpencodeStreamDecoder implements StreamDecoder {
   readonly format = 'opencode-json';
@@ -41,7 +41,6 @@ export class OpencodeStreamDecoder implements StreamDecoder {
       case 'step_finish': {
         const tokens = asObject(part.tokens);
         const cache = asObject(tokens?.cache) ?? {};
-        const cost = part.cost;
         if (tokens) {
           out.push({
             type: 'usage',
@@ -51,7 +50,7 @@ export class OpencodeStreamDecoder implements StreamDecoder {
               cacheRead: asCount(cache.read),
               cacheWrite: asCount(cache.write),
             },
-            costUsd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
+            costUsd: asCost(part.cost),
           });
         }
         break;
@@ -73,7 +72,7 @@ export class OpencodeStreamDecoder implements StreamDecoder {
     const fatal = status === 401 || status === 403 || error.name === 'ProviderAuthError';
     const out: ExecutorEvent[] = [{ type: 'error', message: text, ...(status !== undefined ? { status } : {}), ...(fatal ? { fatal: true } : {}) }];
     const limit = fatal ? undefined : status === 429 ? (limitFromText(message) ?? { kind: 'rate' as const }) : limitFromText(message);
-    if (limit) out.push({ type: 'limit', kind: limit.kind, message: text, ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}), ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}) });
+    if (limit) out.push(limitEvent(limit, text));
     return out;
   }
 }

@@ -1,7 +1,7 @@
 // Text mode: the usage- and rate-limit notices agent CLIs print as plain lines become `limit`
 // events (docs/agents.md, "Limits and errors"). Lines are held only until their end, and only up
 // to a bound; a longer line is no CLI notice.
-import { limitFromPlainLine } from '../../agents/limit-text.js';
+import { limitEvent, limitFromPlainLine } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 
 const MAX_LINE = 4096;
@@ -43,12 +43,6 @@ export class PlainLimits {
   private check(line: string, out: ExecutorEvent[]): void {
     const limit = limitFromPlainLine(line);
     if (!limit) return;
-    out.push({
-      type: 'limit',
-      kind: limit.kind,
-      message: line.trim().slice(0, 500),
-      ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}),
-      ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}),
-    });
+    out.push(limitEvent(limit, line.trim().slice(0, 500)));
   }
 }

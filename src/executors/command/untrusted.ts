@@ -20,6 +20,11 @@ export function asCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
+/** A cost in USD: a finite number not below zero, else null (unknown, not free). */
+export function asCost(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
 export const SUMMARY_MAX = 200;
 export const ERROR_MAX = 2_000;
 export const WARNING_MAX = 500;

@@ -1,0 +1,55 @@
+// Reading Linux's process table from /proc, for src/executors/process-group.ts (is a group still
+// alive?) and src/executors/process-tree.ts (which processes belong to a run?).
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** The command name from /proc/<pid>/stat (at most 15 characters). */
+  comm: string;
+}
+
+/** The pids in /proc; undefined where there is no /proc to read. */
+export function procPids(): number[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const pids: number[] = [];
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first >= 48 && first <= 57) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** One process's stat line; undefined when it exited while we looked. */
+export function readStat(pid: number): (ProcessInfo & { state: string }) | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ')'.
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ', 3);
+  return {
+    pid,
+    comm: stat.slice(stat.indexOf('(') + 1, close),
+    state: fields[0] ?? '?',
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+  };
+}
+
+/**
+ * Zombies do not count as alive: a dead process reparented to a PID 1 that never reaps (common in
+ * containers) would otherwise look alive forever.
+ */
+export function isLive<T extends { state: string }>(info: T | undefined): info is T {
+  return info !== undefined && info.state !== 'Z' && info.state !== 'X';
+}
