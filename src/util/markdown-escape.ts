@@ -5,10 +5,9 @@
 
 // C0/C1 controls other than tab and line breaks: terminal escapes and invisible junk.
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-const CONTROLS_ANY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 export function stripControls(text: string): string {
-  return CONTROLS_ANY.test(text) ? text.replace(CONTROLS, '') : text;
+  return text.replace(CONTROLS, '');
 }
 
 // Characters with a meaning in GitHub-flavoured Markdown inline text (emphasis, code, links,
@@ -16,7 +15,6 @@ export function stripControls(text: string): string {
 const MD_SPECIAL = /[\\`*_{}[\]()#+!|~$]/g;
 const MD_HTML = /[&<>]/g;
 const MD_HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-const MD_ANY = /[\\`*_{}[\]()#+!|~$&<>@\r\n\t\u2028\u2029\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|:\/\/|www\./i;
 
 /**
  * Agent text as one line of inert Markdown, safe inside a table cell or a list item: control
@@ -25,8 +23,6 @@ const MD_ANY = /[\\`*_{}[\]()#+!|~$&<>@\r\n\t\u2028\u2029\u0000-\u0008\u000b\u00
  * by a zero-width space so no one is mentioned (nor an e-mail address linked).
  */
 export function escapeMarkdown(text: string): string {
-  // Fast path: most text needs nothing.
-  if (!MD_ANY.test(text)) return text;
   return stripControls(text)
     .replace(MD_SPECIAL, (c) => `\\${c}`)
     .replace(MD_HTML, (c) => MD_HTML_ESCAPES[c]!)
