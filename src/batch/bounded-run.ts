@@ -46,6 +46,11 @@ export async function runBounded(o: { signal: AbortSignal; planTimeoutMs: number
   return { settled, timedOut };
 }
 
+/** The exit code an attempt reports: its run's, else the one its outcome stands for. */
+export function attemptExitCode(outcome: AttemptOutcome, result: RunResult | null): number {
+  return result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed);
+}
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,6 @@
 // One attempt of one plan: its partial file, its isolation, its timeout, and how it ended. It
 // never throws: whatever happens becomes an AttemptEnd.
 import { join, relative } from 'node:path';
-import { EXIT_CODES } from '../contract.js';
 import type { SharedLimits } from '../loop/limit-wait.js';
 import type { RunEvent } from '../loop/events.js';
 import type { RunExtras } from '../loop/lifecycle.js';
@@ -11,7 +10,7 @@ import { partialPath, PartialWriter } from './partial-file.js';
 import { progressLine, renderHeader } from './result-file.js';
 import type { AttemptOutcome, BatchPlan, RunPlanFn, SharedExecOptions } from './types.js';
 import { ensureWorktree, insideWorktree, planInWorktree } from './worktree.js';
-import { endingOf, runBounded } from './bounded-run.js';
+import { attemptExitCode, endingOf, runBounded } from './bounded-run.js';
 
 export const RUNS_DIR = 'runs';
 export const WORKTREES_DIR = 'worktrees';
@@ -85,7 +84,7 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
   const ended = (outcome: AttemptOutcome, reason: string, result: RunResult | null, planPath: string): AttemptEnd => ({
     outcome,
     reason,
-    exitCode: result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed),
+    exitCode: attemptExitCode(outcome, result),
     result,
     writer,
     startedAt,

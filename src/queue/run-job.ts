@@ -3,7 +3,7 @@
 // result.json, the findings and the per-plan result file, in the local batch's format.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULTS, EXIT_CODES, RUN_FILES } from '../contract.js';
+import { DEFAULTS, RUN_FILES } from '../contract.js';
 import {
   indexFindings,
   progressLine,
@@ -16,7 +16,7 @@ import {
   type RunPlanFn,
 } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
-import { endingOf, runBounded } from '../batch/bounded-run.js';
+import { attemptExitCode, endingOf, runBounded } from '../batch/bounded-run.js';
 import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
@@ -114,7 +114,7 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
   const summaryPath = await summaryPathOf(planPath);
   const summary = summaryPath === null ? undefined : await readFreshSummary(summaryPath, startedAt);
   const endedAt = input.now().toISOString();
-  const exitCode = result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed);
+  const exitCode = attemptExitCode(outcome, result);
   const header = renderHeader({ plan: data.plan, planPath: data.planPath, attempt, startedAt: startedAt.toISOString(), runDir: where(input.runDir), branch: input.branch, worktree: where(input.checkout) });
   const text =
     header +
