@@ -14,12 +14,12 @@ async function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promis
   return stdout.trim();
 }
 
-async function configured(cwd: string, key: string): Promise<boolean> {
-  try {
-    return (await git(cwd, ['config', '--get', key])) !== '';
-  } catch {
-    return false;
-  }
+/** `env` with ralph's identity where neither `env` nor git's config at `cwd` names one. */
+export async function withFallbackIdentity(cwd: string, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  const out = { ...env };
+  if (!out.GIT_AUTHOR_NAME) out.GIT_AUTHOR_NAME = out.GIT_COMMITTER_NAME = await git(cwd, ['config', '--default', FALLBACK_IDENTITY.name, '--get', 'user.name']);
+  if (!out.GIT_AUTHOR_EMAIL) out.GIT_AUTHOR_EMAIL = out.GIT_COMMITTER_EMAIL = await git(cwd, ['config', '--default', FALLBACK_IDENTITY.email, '--get', 'user.email']);
+  return out;
 }
 
 export class BranchMismatchError extends Error {}
@@ -49,10 +49,7 @@ export async function commitPlanBranch(o: { cwd: string; branch: string; message
     },
   );
   if (!staged) return { commit: null };
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  if (!(await configured(o.cwd, 'user.name')) && !env.GIT_AUTHOR_NAME) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = FALLBACK_IDENTITY.name;
-  if (!(await configured(o.cwd, 'user.email')) && !env.GIT_AUTHOR_EMAIL) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = FALLBACK_IDENTITY.email;
-  await git(o.cwd, ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', o.message], env);
+  await git(o.cwd, ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', o.message], await withFallbackIdentity(o.cwd, process.env));
   return { commit: await git(o.cwd, ['rev-parse', 'HEAD']) };
 }
 

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { withFallbackIdentity } from './commit-plan-branch.js';
 
 const run = promisify(execFile);
 
@@ -75,9 +76,7 @@ export async function dirtyInputs(repo: string, inputs: BatchInput[]): Promise<D
 export async function snapshotWorkingTree(repo: string, message: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'ralph-index-'));
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env, GIT_INDEX_FILE: join(dir, 'index') };
-    if (!env.GIT_AUTHOR_NAME) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = (await git(repo, ['config', '--default', 'ralph', '--get', 'user.name'])).trim();
-    if (!env.GIT_AUTHOR_EMAIL) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = (await git(repo, ['config', '--default', 'ralph@localhost', '--get', 'user.email'])).trim();
+    const env = await withFallbackIdentity(repo, { ...process.env, GIT_INDEX_FILE: join(dir, 'index') });
     await git(repo, ['read-tree', 'HEAD'], env);
     await git(repo, ['add', '--all'], env);
     const tree = (await git(repo, ['write-tree'], env)).trim();

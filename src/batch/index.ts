@@ -18,3 +18,4 @@ export { resolvePlans } from './plan-list.js';
 export { RUNS_DIR, runDirName } from './run-attempt.js';
 export { branchName } from './worktree.js';
 export { RETRYABLE } from './types.js';
+export { batchIdAt, chooseBatchOut } from './batch-out.js';

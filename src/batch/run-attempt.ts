@@ -1,8 +1,6 @@
 // One attempt of one plan: its partial file, its isolation, its timeout, and how it ended. It
 // never throws: whatever happens becomes an AttemptEnd.
 import { join, relative } from 'node:path';
-import { RalphError } from '../errors.js';
-import { EXIT_CODES } from '../contract.js';
 import type { SharedLimits } from '../loop/limit-wait.js';
 import type { RunEvent } from '../loop/events.js';
 import type { RunExtras } from '../loop/lifecycle.js';
@@ -12,6 +10,7 @@ import { partialPath, PartialWriter } from './partial-file.js';
 import { progressLine, renderHeader } from './result-file.js';
 import type { AttemptOutcome, BatchPlan, RunPlanFn, SharedExecOptions } from './types.js';
 import { ensureWorktree, insideWorktree, planInWorktree } from './worktree.js';
+import { attemptExitCode, endingOf, runBounded } from './bounded-run.js';
 
 export const RUNS_DIR = 'runs';
 export const WORKTREES_DIR = 'worktrees';
@@ -60,8 +59,6 @@ export interface AttemptEnd {
   planPath: string;
 }
 
-type Settled = { kind: 'result'; result: RunResult } | { kind: 'error'; error: unknown } | { kind: 'stuck' };
-
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -87,7 +84,7 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
   const ended = (outcome: AttemptOutcome, reason: string, result: RunResult | null, planPath: string): AttemptEnd => ({
     outcome,
     reason,
-    exitCode: result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed),
+    exitCode: attemptExitCode(outcome, result),
     result,
     writer,
     startedAt,
@@ -109,27 +106,6 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
   }
   ctx.emit({ type: 'plan-start', plan: plan.id, attempt, runDir, cwd, branch: iso?.branch ?? null, worktree: iso?.worktree ?? null });
 
-  const controller = new AbortController();
-  let timedOut = false;
-  const onBatchAbort = () => controller.abort(ctx.batchSignal.reason);
-  if (ctx.batchSignal.aborted) onBatchAbort();
-  else ctx.batchSignal.addEventListener('abort', onBatchAbort, { once: true });
-  const timeout =
-    ctx.planTimeoutMs !== undefined
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort(new Error('plan timeout'));
-        }, ctx.planTimeoutMs)
-      : undefined;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const stuck = new Promise<Settled>((resolve) => {
-    const arm = () => {
-      graceTimer = setTimeout(() => resolve({ kind: 'stuck' }), ctx.stragglerGraceMs);
-    };
-    if (controller.signal.aborted) arm();
-    else controller.signal.addEventListener('abort', arm, { once: true });
-  });
-
   const onEvent = (event: RunEvent) => {
     // A straggler's events (after the attempt ended) go nowhere.
     if (writer.closed) return;
@@ -141,36 +117,12 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
       // rendering progress must never break the run
     }
   };
-  const running: Promise<Settled> = Promise.resolve()
-    .then(() => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { ...ctx.extras, signal: controller.signal, onEvent, wantOutput: ctx.wantOutput, sharedLimits: ctx.sharedLimits }))
-    .then(
-      (result) => ({ kind: 'result', result }) as const,
-      (error: unknown) => ({ kind: 'error', error }) as const,
-    );
-  const settled = await Promise.race([running, stuck]);
-  clearTimeout(timeout);
-  clearTimeout(graceTimer);
-  ctx.batchSignal.removeEventListener('abort', onBatchAbort);
-
-  const timeoutText = () => `plan timeout of ${Math.round((ctx.planTimeoutMs ?? 0) / 1000)}s reached`;
-  switch (settled.kind) {
-    case 'result': {
-      const r = settled.result;
-      if (timedOut && r.outcome === 'interrupted') return ended('timed_out', `${timeoutText()} (${r.reason})`, r, planPath);
-      return ended(r.outcome, r.reason, r, planPath);
-    }
-    case 'error': {
-      const e = settled.error;
-      if (e instanceof RalphError && e.exitCode === EXIT_CODES.usage) return ended('invalid', message(e), null, planPath);
-      return ended('crashed', `the run crashed: ${message(e)}`, null, planPath);
-    }
-    case 'stuck': {
-      const why = `the run did not stop within ${Math.round(ctx.stragglerGraceMs / 1000)}s of being asked; left behind`;
-      return timedOut ? ended('timed_out', `${timeoutText()}; ${why}`, null, planPath) : ended('interrupted', why, null, planPath);
-    }
-    default: {
-      const never: never = settled;
-      return never;
-    }
-  }
+  const run = await runBounded({
+    signal: ctx.batchSignal,
+    planTimeoutMs: ctx.planTimeoutMs,
+    graceMs: ctx.stragglerGraceMs,
+    run: (signal) => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { ...ctx.extras, signal, onEvent, wantOutput: ctx.wantOutput, sharedLimits: ctx.sharedLimits }),
+  });
+  const { outcome, reason, result } = endingOf(run, ctx.planTimeoutMs, ctx.stragglerGraceMs);
+  return ended(outcome, reason, result, planPath);
 }

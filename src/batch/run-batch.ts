@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { BATCH_FILE, readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
+import { readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
 import type { BatchEvent } from './events.js';
 import { batchExitCode, countComplete, INDEX_FILE, readRows, renderIndex, REPORT_FILE } from './index-file.js';
 import { resolvePlans } from './plan-list.js';
@@ -18,10 +18,10 @@ import { runPlanWithRetry } from './run-plan.js';
 import { SharedLimits } from '../loop/limit-wait.js';
 import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
-import { pathExists } from '../util/path-exists.js';
 import type { RunExtras } from '../loop/lifecycle.js';
 import { keepOutOfGit } from '../runs/git-ignore.js';
 import { preflight } from './preflight.js';
+import { batchIdAt, chooseBatchOut } from './batch-out.js';
 
 export interface BatchOptions {
   /** Where the batch starts; relative paths resolve against it. */
@@ -58,12 +58,6 @@ export async function loadRunPlan(): Promise<RunPlanFn> {
   return (await import('../loop/index.js')).runPlan;
 }
 
-function batchIdAt(at: Date): string {
-  const iso = at.toISOString();
-  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
-}
-
-
 function checkConcurrency(n: number | undefined): number {
   const c = n ?? 1;
   if (!Number.isInteger(c) || c < 1) throw new UsageError(`--concurrency must be a whole number of at least 1 (got ${n})`);
@@ -91,19 +85,7 @@ async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFi
   const plans = await resolvePlans(options.plans ?? [], options.cwd);
   const { isolate, repo } = await chooseIsolation(options.cwd, concurrency, options.isolate);
   const at = now();
-  let batchId = batchIdAt(at);
-  let out: string;
-  if (options.out) {
-    out = resolve(options.cwd, options.out);
-  } else {
-    const base = resolve(options.cwd, '.ralph', 'batches');
-    out = join(base, batchId);
-    for (let n = 2; await pathExists(out); n++) out = join(base, `${batchIdAt(at)}-${n}`);
-    batchId = out.slice(base.length + 1);
-  }
-  if (await pathExists(join(out, BATCH_FILE))) {
-    throw new UsageError(`${out} already holds a batch`, `continue it with: ralph batch --resume ${out}`);
-  }
+  const { out, batchId } = await chooseBatchOut(options.cwd, options.out, batchIdAt(at));
   const { base } = await preflight({ cwd: options.cwd, plans, exec: options.exec ?? {}, isolate, repo, allowDirty: options.allowDirty === true, batchId });
   keepOutOfGit(out, options.cwd);
   await mkdir(out, { recursive: true });

@@ -12,8 +12,9 @@ import type { Redis } from 'ioredis';
 import { QUEUE } from '../contract.js';
 import { UsageError } from '../errors.js';
 import {
-  BATCH_FILE,
   batchExitCode,
+  batchIdAt,
+  chooseBatchOut,
   countComplete,
   INDEX_FILE,
   readBatchFile,
@@ -30,7 +31,6 @@ import {
   type SharedExecOptions,
 } from '../batch/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { pathExists } from '../util/path-exists.js';
 import { Collector } from './collect.js';
 import { batchKey, jobId, type AttemptReport, type JobProgress, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
@@ -72,11 +72,10 @@ export interface QueueInfo {
 
 type QueuedBatchFile = BatchFile & { queue: QueueInfo };
 
-function batchIdAt(at: Date): string {
-  const iso = at.toISOString();
-  // The random tail keeps ids apart when two machines start batches in the same second: the id
-  // names the plans' branches on the shared remote and the batch's keys in the shared Redis.
-  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}-${randomBytes(3).toString('hex')}`;
+// The random tail keeps ids apart when two machines start batches in the same second: the id
+// names the plans' branches on the shared remote and the batch's keys in the shared Redis.
+function queuedBatchId(at: Date): string {
+  return `${batchIdAt(at)}-${randomBytes(3).toString('hex')}`;
 }
 
 function insideRepo(top: string, path: string, what: string): string {
@@ -99,9 +98,7 @@ async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () 
   const exec = execForWorkers(options.exec ?? {}, options.cwd, remote.top);
   await probeRedis(q);
   const at = now();
-  const batchId = batchIdAt(at);
-  const out = options.out ? resolve(options.cwd, options.out) : resolve(options.cwd, '.ralph', 'batches', batchId);
-  if (await pathExists(join(out, BATCH_FILE))) throw new UsageError(`${out} already holds a batch`, `continue it with: ralph batch --resume ${out}`);
+  const { out, batchId } = await chooseBatchOut(options.cwd, options.out, queuedBatchId(at));
   await mkdir(out, { recursive: true });
   const stamp = at.toISOString();
   return {

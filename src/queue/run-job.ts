@@ -3,8 +3,7 @@
 // result.json, the findings and the per-plan result file, in the local batch's format.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULTS, EXIT_CODES, RUN_FILES } from '../contract.js';
-import { RalphError } from '../errors.js';
+import { DEFAULTS, RUN_FILES } from '../contract.js';
 import {
   indexFindings,
   progressLine,
@@ -14,10 +13,10 @@ import {
   renderResult,
   summaryPathOf,
   verdictOf,
-  type AttemptOutcome,
   type RunPlanFn,
 } from '../batch/index.js';
-import type { RunEvent, RunResult } from '../loop/index.js';
+import type { RunEvent } from '../loop/index.js';
+import { attemptExitCode, endingOf, runBounded } from '../batch/bounded-run.js';
 import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
@@ -44,66 +43,8 @@ export interface JobAttemptInput {
   now: () => Date;
 }
 
-type Settled = { kind: 'result'; result: RunResult } | { kind: 'error'; error: unknown } | { kind: 'stuck' };
-
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-async function runBounded(input: JobAttemptInput, planPath: string, cwd: string): Promise<{ settled: Settled; timedOut: boolean }> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const onAbort = () => controller.abort(input.signal.reason);
-  if (input.signal.aborted) onAbort();
-  else input.signal.addEventListener('abort', onAbort, { once: true });
-  const timeout =
-    input.data.planTimeoutMs !== null
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort(new Error('plan timeout'));
-        }, input.data.planTimeoutMs)
-      : undefined;
-  let grace: NodeJS.Timeout | undefined;
-  const stuck = new Promise<Settled>((resolve) => {
-    const arm = () => (grace = setTimeout(() => resolve({ kind: 'stuck' }), DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs));
-    if (controller.signal.aborted) arm();
-    else controller.signal.addEventListener('abort', arm, { once: true });
-  });
-  const running: Promise<Settled> = Promise.resolve()
-    .then(() => input.runPlan({ ...input.data.exec, planPath, cwd, runDir: input.runDir }, { signal: controller.signal, onEvent: input.onEvent }))
-    .then(
-      (result) => ({ kind: 'result', result }) as const,
-      (error: unknown) => ({ kind: 'error', error }) as const,
-    );
-  const settled = await Promise.race([running, stuck]);
-  clearTimeout(timeout);
-  clearTimeout(grace);
-  input.signal.removeEventListener('abort', onAbort);
-  return { settled, timedOut };
-}
-
-function endingOf(settled: Settled, timedOut: boolean, timeoutMs: number | null): { outcome: AttemptOutcome; reason: string; result: RunResult | null } {
-  const timeoutText = `plan timeout of ${Math.round((timeoutMs ?? 0) / 1000)}s reached`;
-  switch (settled.kind) {
-    case 'result': {
-      const r = settled.result;
-      if (timedOut && r.outcome === 'interrupted') return { outcome: 'timed_out', reason: `${timeoutText} (${r.reason})`, result: r };
-      return { outcome: r.outcome, reason: r.reason, result: r };
-    }
-    case 'error': {
-      const e = settled.error;
-      if (e instanceof RalphError && e.exitCode === EXIT_CODES.usage) return { outcome: 'invalid', reason: message(e), result: null };
-      return { outcome: 'crashed', reason: `the run crashed: ${message(e)}`, result: null };
-    }
-    case 'stuck': {
-      const why = 'the run did not stop when asked; left behind';
-      return timedOut ? { outcome: 'timed_out', reason: `${timeoutText}; ${why}`, result: null } : { outcome: 'interrupted', reason: why, result: null };
-    }
-    default: {
-      const never: never = settled;
-      return never;
-    }
-  }
 }
 
 async function readCapped(path: string, max: number): Promise<string> {
@@ -142,8 +83,15 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
       // progress must never break the run
     }
   };
-  const { settled, timedOut } = await runBounded({ ...input, onEvent }, planPath, cwd);
-  const { outcome, reason, result } = endingOf(settled, timedOut, data.planTimeoutMs);
+  const planTimeoutMs = data.planTimeoutMs ?? undefined;
+  const graceMs = DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs;
+  const run = await runBounded({
+    signal: input.signal,
+    planTimeoutMs,
+    graceMs,
+    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, runDir: input.runDir }, { signal, onEvent }),
+  });
+  const { outcome, reason, result } = endingOf(run, planTimeoutMs, graceMs);
 
   let pushed: string | null = null;
   let pushError: string | null = null;
@@ -166,7 +114,7 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
   const summaryPath = await summaryPathOf(planPath);
   const summary = summaryPath === null ? undefined : await readFreshSummary(summaryPath, startedAt);
   const endedAt = input.now().toISOString();
-  const exitCode = result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed);
+  const exitCode = attemptExitCode(outcome, result);
   const header = renderHeader({ plan: data.plan, planPath: data.planPath, attempt, startedAt: startedAt.toISOString(), runDir: where(input.runDir), branch: input.branch, worktree: where(input.checkout) });
   const text =
     header +
