@@ -109,6 +109,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           { signal: controller.signal, onEvent: deps.onEvent },
         );
         ctx.exitCode = summary.exitCode;
+        await listener.finish();
         return;
       }
       const summary = await runBatch(

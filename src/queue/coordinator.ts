@@ -3,6 +3,7 @@
 // shared BullMQ queue, and collects the workers' reports into the same files a local batch writes.
 // It never prints and never installs signal handlers: the caller passes an AbortSignal (Ctrl+C
 // cancels the batch's waiting jobs and asks the running ones to stop) and subscribes to events.
+import { keepOutOfGit } from '../runs/git-ignore.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -99,6 +100,8 @@ async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () 
   await probeRedis(q);
   const at = now();
   const { out, batchId } = await chooseBatchOut(options.cwd, options.out, queuedBatchId(at));
+  // As a local batch's: an agent's `git add -A` never picks up the batch folder.
+  keepOutOfGit(out, options.cwd);
   await mkdir(out, { recursive: true });
   const stamp = at.toISOString();
   return {
