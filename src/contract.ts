@@ -265,7 +265,7 @@ export const QUEUE = {
   name: 'ralph',
   /** Prefix of ralph's per-batch keys: `<prefix><batch id>:<suffix>`. */
   keyPrefix: 'ralph:batch:',
-  keys: { attempts: 'attempts', reports: 'reports', cancel: 'cancel', warnings: 'warnings' },
+  keys: { attempts: 'attempts', reports: 'reports', cancel: 'cancel', warnings: 'warnings', news: 'news' },
   /** BullMQ attempts per job: the first run and the one retry (docs/queue.md). */
   attempts: 2,
   /** Bound on connecting to Redis before anything is enqueued. */

@@ -169,16 +169,38 @@ const JOB_OPTIONS = {
   removeOnFail: { age: QUEUE.keepSeconds },
 };
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((r) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      r();
+/**
+ * The pause between two looks at the queue: `pollMs`, cut short when a worker announces a report
+ * on the batch's channel. Pub/sub loses what is published while the coordinator is disconnected,
+ * so the poll stays; a lost announcement only delays a result until the next look.
+ */
+class Pause {
+  private news = false;
+  private wake: (() => void) | undefined;
+
+  announce(): void {
+    this.news = true;
+    this.wake?.();
+  }
+
+  wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.news || signal.aborted) {
+      this.news = false;
+      return Promise.resolve();
     }
-    signal.addEventListener('abort', done, { once: true });
-  });
+    return new Promise((r) => {
+      const done = () => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        this.wake = undefined;
+        this.news = false;
+        r();
+      };
+      const t = setTimeout(done, ms);
+      this.wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
 }
 
 export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBatchDeps = {}): Promise<BatchSummary> {
@@ -207,7 +229,13 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
   redis.on('ready', () => (lastRedisError = ''));
   const queue = new Queue<QueueJobData>(QUEUE.name, { connection: redis });
   queue.on('error', () => undefined);
+  // A connection of its own: one that subscribes can send nothing else.
+  const subscriber = redis.duplicate();
+  subscriber.on('error', () => undefined);
+  const pause = new Pause();
+  subscriber.on('message', () => pause.announce());
   try {
+    await subscriber.subscribe(batchKey(batchId, 'news'));
     const collector = new Collector({ out, batchId, emit, now, firstAttempt: (plan) => file.queue.firstAttempts[plan] ?? 1 }, file.plans);
     const notes = new Map<string, string[]>();
     const byId = new Map(file.plans.map((p) => [p.id, p]));
@@ -317,7 +345,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
           }
         }
       }
-      if (collector.pending().length > 0) await sleep(pollMs, cancelled ? new AbortController().signal : signal);
+      if (collector.pending().length > 0) await pause.wait(pollMs, cancelled ? new AbortController().signal : signal);
     }
 
     const interrupted = cancelled;
@@ -333,6 +361,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
     return { batchId, out, total: rows.length, complete, interrupted, exitCode, rows };
   } finally {
     await queue.close().catch(() => undefined);
+    await subscriber.quit().catch(() => subscriber.disconnect());
     await redis.quit().catch(() => redis.disconnect());
   }
 }

@@ -169,6 +169,8 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     const reportsKey = batchKey(data.batchId, 'reports');
     await redis.hset(reportsKey, reportField(data.plan, attempt), JSON.stringify(full));
     await expire(reportsKey);
+    // The coordinator wakes at once rather than at its next poll.
+    await redis.publish(batchKey(data.batchId, 'news'), data.plan);
     deps.log(`${data.plan}: attempt ${attempt} ended ${report.outcome}${final ? '' : '; it will be retried'}`);
     // Throwing hands the job back to BullMQ as a failed attempt: its retry.
     if (!final) throw new Error(`attempt ${attempt} ended ${report.outcome}: ${report.reason}`);

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
+import { runQueuedBatch } from '../../src/queue/index.js';
 import { isRunning } from '../helpers/processes.js';
 import {
   fluxDriveProblems,
@@ -130,6 +131,16 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const finished = [w.dir].flatMap(() => ['w2', 'w3'].flatMap((n) => workerRuns(join(w.dir, 'workers', n)))).filter((d) => existsSync(join(d, 'result.json')));
     expect(finished).toHaveLength(12);
     expect(workerRuns(victim.workdir).filter((d) => existsSync(join(d, 'result.json')))).toEqual([]);
+  });
+
+  it('the coordinator takes a result when the worker announces it, not at its next poll', async () => {
+    const w = ws({ a: 'complete 300' });
+    await startWorker(w, redis!.url, 'w1');
+    const out = join(w.dir, 'out');
+    // Polling every 10 minutes: only the worker's announcement can end this batch within the test's time.
+    const summary = await runQueuedBatch({ cwd: w.repo, queue: redis!.url, plans: ['plans'], out, exec: { command: [process.execPath, w.agent] } }, { pollMs: 600_000 });
+    expect(summary.exitCode).toBe(0);
+    expect(results(out)).toEqual(['a.md']);
   });
 
   it('a Redis restart mid-batch loses no result', async () => {
