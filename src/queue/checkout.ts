@@ -1,10 +1,12 @@
 // A worker's checkouts (docs/queue.md): one bare clone per remote under `<workdir>/repos`, reused
-// between jobs and fetched only when a job's commit is missing; one worktree per job attempt under
-// `<workdir>/jobs/<batch>/`, on the plan's branch. git calls on one clone run one at a time, since
-// git locks the repository while it adds worktrees or fetches.
+// between jobs and fetched only when a job's commit is missing; and worktrees of that clone under
+// `<workdir>/checkouts/<clone>/<n>`, each reused by the next job once its job is done (checked out
+// afresh on that job's branch, and cleaned of everything git does not track), so a worker needs
+// as many as it runs plans at once, however many plans it runs. git calls on one clone run one at
+// a time, since git locks the repository while it adds worktrees, moves branches or fetches.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathExists } from '../util/path-exists.js';
 import { git, GitError } from './git.js';
 
@@ -15,6 +17,8 @@ export interface JobCheckout {
   path: string;
   /** What the plan started from: the job's commit, or the branch a previous attempt pushed. */
   base: string;
+  /** The job is done with the checkout: the next job may have it. */
+  release: () => void;
 }
 
 export class Checkouts {
@@ -64,8 +68,22 @@ export class Checkouts {
     return has;
   }
 
-  /** A fresh worktree at `path` on `branch`, from the branch as last pushed when `continueBranch`, else from `commit`. */
-  prepare(input: { remote: string; commit: string; branch: string; path: string; continueBranch: boolean }): Promise<JobCheckout> {
+  /** Checkouts a running job holds. */
+  private readonly busy = new Set<string>();
+
+  private freeSlot(dir: string): string {
+    const root = join(this.workdir, 'checkouts', basename(dir, '.git'));
+    for (let n = 1; ; n++) {
+      const path = join(root, String(n));
+      if (!this.busy.has(path)) {
+        this.busy.add(path);
+        return path;
+      }
+    }
+  }
+
+  /** A checkout on `branch`, from the branch as last pushed when `continueBranch`, else from `commit`, with nothing else in it. */
+  prepare(input: { remote: string; commit: string; branch: string; continueBranch: boolean }): Promise<JobCheckout> {
     const dir = this.repoDir(input.remote);
     return this.serial(dir, async () => {
       await this.clone(input.remote, dir);
@@ -82,22 +100,40 @@ export class Checkouts {
       }
       const pushed = `refs/remotes/origin/${input.branch}`;
       const base = input.continueBranch && (await git(dir, ['rev-parse', '--verify', '--quiet', pushed]).catch(() => '')) ? pushed : input.commit;
-      if (await pathExists(input.path)) {
-        await git(dir, ['worktree', 'remove', '--force', input.path]).catch(() => rm(input.path, { recursive: true, force: true }));
-        await git(dir, ['worktree', 'prune']);
+      const path = this.freeSlot(dir);
+      try {
+        await this.checkOut(dir, path, input.branch, base);
+        return { path, base: base === input.commit ? input.commit : await git(dir, ['rev-parse', base]), release: () => this.busy.delete(path) };
+      } catch (error) {
+        this.busy.delete(path);
+        throw error;
       }
-      await mkdir(join(input.path, '..'), { recursive: true });
-      const add = () => git(dir, ['worktree', 'add', '--quiet', '-B', input.branch, input.path, base]);
-      // A retry on this worker finds the branch checked out in the earlier attempt's worktree.
-      await add().catch(async () => {
-        await this.releaseBranch(dir, input.branch);
-        await add();
-      });
-      return { path: input.path, base: base === input.commit ? input.commit : await git(dir, ['rev-parse', base]) };
     });
   }
 
-  /** An earlier attempt's worktree, kept for review, lets go of the branch (its HEAD stays where it was). */
+  private async checkOut(dir: string, path: string, branch: string, base: string): Promise<void> {
+    // A retry on this worker finds the branch still checked out where its earlier attempt ran.
+    const retried = async (step: () => Promise<unknown>) =>
+      step().catch(async () => {
+        await this.releaseBranch(dir, branch);
+        await step();
+      });
+    if (await pathExists(join(path, '.git'))) {
+      try {
+        await retried(() => git(path, ['checkout', '--quiet', '--force', '-B', branch, base]));
+        await git(path, ['clean', '-ffdxq']);
+        return;
+      } catch {
+        // Not usable any more (say, a lock file left by a git that was killed): made afresh.
+      }
+    }
+    await rm(path, { recursive: true, force: true });
+    await git(dir, ['worktree', 'prune']);
+    await mkdir(join(path, '..'), { recursive: true });
+    await retried(() => git(dir, ['worktree', 'add', '--quiet', '-B', branch, path, base]));
+  }
+
+  /** The checkout an earlier attempt of the plan ran in lets go of the branch (its HEAD stays where it was). */
   private async releaseBranch(dir: string, branch: string): Promise<void> {
     const list = await git(dir, ['worktree', 'list', '--porcelain']);
     for (const block of list.split('\n\n')) {

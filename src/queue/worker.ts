@@ -16,6 +16,7 @@ import { batchKey, reportField, type AttemptReport, type JobProgress, type Queue
 import { openRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
 import { runJobAttempt } from './run-job.js';
+import { lockWorkdir } from './workdir-lock.js';
 
 export interface WorkerOptions {
   queue: QueueUrl;
@@ -50,6 +51,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
   const now = deps.now ?? (() => new Date());
   const workdir = resolve(options.workdir);
   await mkdir(workdir, { recursive: true });
+  const unlockWorkdir = lockWorkdir(workdir);
   const checkouts = new Checkouts(workdir);
   const me: WorkerRef = { id: `${hostname()}-${process.pid}`, host: hostname(), pid: process.pid };
   let lastRedisError = '';
@@ -81,14 +83,12 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     const attemptsKey = batchKey(data.batchId, 'attempts');
     const tentative = Number((await redis.hget(attemptsKey, data.plan)) ?? 0) + 1;
     const branch = branchName(data.batchId, data.plan);
-    const jobDir = join(workdir, 'jobs', data.batchId);
     let checkout;
     try {
       checkout = await checkouts.prepare({
         remote: data.remote,
         commit: data.commit,
         branch,
-        path: join(jobDir, runDirName(data.plan, tentative)),
         continueBranch: tentative > data.firstAttempt,
       });
     } catch (error) {
@@ -157,6 +157,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     } finally {
       clearInterval(heartbeat);
       running.delete(job.id!);
+      checkout.release();
     }
     if (controller.signal.aborted && controller.signal.reason === HAND_BACK) {
       // Not this plan's fault: the attempt does not count, and another worker starts it afresh.
@@ -221,6 +222,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     await closing;
     clearInterval(cancelPoll);
     await redis.quit().catch(() => redis.disconnect());
+    unlockWorkdir();
     return exitCode;
   })();
 

@@ -86,8 +86,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(index.split('\n')[0]).toBe('[3/6 plans complete]');
     expect(index).toMatch(/\| d \| blocked \| 1 \| \d+ \| [^|]+ \| needs-changes \|/);
     // The index names the host and path of each plan's checkout; both workers ran plans.
-    expect(index).toContain(join(w1.workdir, 'jobs'));
-    expect(index).toContain(join(w2.workdir, 'jobs'));
+    expect(index).toContain(join(w1.workdir, 'checkouts'));
+    expect(index).toContain(join(w2.workdir, 'checkouts'));
     expect(read(out, 'report.md')).toContain('Found in a');
     const batch = JSON.parse(read(out, 'batch.json'));
     expect(batch.status).toBe('done');
@@ -131,6 +131,38 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const finished = [w.dir].flatMap(() => ['w2', 'w3'].flatMap((n) => workerRuns(join(w.dir, 'workers', n)))).filter((d) => existsSync(join(d, 'result.json')));
     expect(finished).toHaveLength(12);
     expect(workerRuns(victim.workdir).filter((d) => existsSync(join(d, 'result.json')))).toEqual([]);
+  });
+
+  it('a worker reuses its checkouts: as many as it runs at once, each plan starting clean from the commit', async () => {
+    const w = ws({ g1: 'edit notes.txt', g2: 'edit notes.txt', g3: 'complete', g4: 'edit notes.txt' });
+    const worker = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
+    const out = join(w.dir, 'out');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    expect(await coordinator.exited).toBe(0);
+    const clones = readdirSync(join(worker.workdir, 'checkouts'));
+    expect(clones).toHaveLength(1);
+    expect(readdirSync(join(worker.workdir, 'checkouts', clones[0]!)).sort()).toEqual(['1', '2']);
+    // Each branch holds its own plan's work only: nothing of the plan that used the checkout before.
+    const id = batchIdOf(out);
+    for (const p of ['g1', 'g2', 'g4']) expect(git(w.remote, 'show', `ralph/${id}/${p}:notes.txt`)).toBe(`start\n${p}`);
+    for (const p of ['g1', 'g2', 'g3', 'g4']) {
+      const files = git(w.remote, 'ls-tree', '-r', '--name-only', `ralph/${id}/${p}`).split('\n');
+      expect(files.filter((f) => f.endsWith('.summary.json'))).toEqual([`plans/${p}.summary.json`]);
+    }
+  });
+
+  it('a second worker on the same workdir is refused (64); the first one keeps it', async () => {
+    const w = ws({ h1: 'complete' });
+    const first = await startWorker(w, redis!.url, 'w1');
+    const second = ralph(['worker', '--queue', redis!.url, '--workdir', first.workdir], w.dir);
+    expect(await second.exited).toBe(64);
+    expect(second.stderr.split('\n')[0]).toBe(`ralph: ${first.workdir} is used by another ralph worker (pid ${first.child.pid})`);
+    expect(first.child.exitCode).toBeNull();
+    // Once the first worker has stopped, its workdir is free again.
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const third = await startWorker(w, redis!.url, 'w1');
+    expect(third.child.exitCode).toBeNull();
   });
 
   it('the coordinator takes a result when the worker announces it, not at its next poll', async () => {
@@ -210,7 +242,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     // iteration may not have reported yet).
     const status = ralph(['status', '--queue', redis!.url], w.dir);
     expect(await status.exited).toBe(0);
-    expect(status.stdout).toMatch(new RegExp(`^queue ${redis!.url}: 1 plan\\(s\\) running, 1 waiting\n  \\S+/d1  on \\S+ \\(pid ${w1.child.pid}\\), attempt 1(?:, iteration 1/3)?, heartbeat \\d+s ago, in \\S+:${w1.workdir}/jobs/\\S+/d1\n  \\S+/d2  waiting\n$`));
+    expect(status.stdout).toMatch(new RegExp(`^queue ${redis!.url}: 1 plan\\(s\\) running, 1 waiting\n  \\S+/d1  on \\S+ \\(pid ${w1.child.pid}\\), attempt 1(?:, iteration 1/3)?, heartbeat \\d+s ago, in \\S+:${w1.workdir}/checkouts/[0-9a-f]{16}/1\n  \\S+/d2  waiting\n$`));
     w1.child.kill('SIGTERM');
     expect(await w1.exited).toBe(0);
     expect(w1.stderr).toContain('draining');
