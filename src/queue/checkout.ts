@@ -2,8 +2,9 @@
 // between jobs and fetched only when a job's commit is missing; and worktrees of that clone under
 // `<workdir>/checkouts/<clone>/<n>`, each reused by the next job once its job is done (checked out
 // afresh on that job's branch, and cleaned of everything git does not track), so a worker needs
-// as many as it runs plans at once, however many plans it runs. git calls on one clone run one at
-// a time, since git locks the repository while it adds worktrees, moves branches or fetches.
+// as many as it runs plans at once, however many plans it runs. The worker's git calls on one
+// clone (checkouts, commits, fetches, pushes) run one at a time, since they share its objects and
+// refs, which git locks while it writes them.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -66,6 +67,11 @@ export class Checkouts {
     );
     if (has) this.known.add(`${dir}\0${commit}`);
     return has;
+  }
+
+  /** Runs `step` (a commit in one of the clone's checkouts) while no other git call runs on the clone of `remote`. */
+  exclusive<T>(remote: string, step: () => Promise<T>): Promise<T> {
+    return this.serial(this.repoDir(remote), step);
   }
 
   /** Checkouts a running job holds. */

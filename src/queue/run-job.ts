@@ -17,7 +17,6 @@ import {
 } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
 import { attemptExitCode, endingOf, runBounded } from '../batch/bounded-run.js';
-import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
 /** At most this much of findings.jsonl travels back; the rest stays on the worker. */
@@ -37,6 +36,8 @@ export interface JobAttemptInput {
   runPlan: RunPlanFn;
   signal: AbortSignal;
   onEvent: (e: RunEvent) => void;
+  /** Commits the checkout's changes on its branch (commitPlanBranch, run where the worker's git calls allow). */
+  commit: (message: string) => Promise<{ commit: string | null }>;
   /** The checkout's HEAD commit. */
   head: () => Promise<string>;
   push: (head: string) => Promise<void>;
@@ -97,7 +98,7 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
   let pushError: string | null = null;
   const clock = () => input.now().toISOString().slice(11, 19);
   try {
-    const { commit } = await commitPlanBranch({ cwd: input.checkout, branch: input.branch, message: `ralph: ${data.plan} (batch ${data.batchId}, attempt ${attempt}): ${outcome}` });
+    const { commit } = await input.commit(`ralph: ${data.plan} (batch ${data.batchId}, attempt ${attempt}): ${outcome}`);
     if (commit) line(`- ${clock()} committed ${commit.slice(0, 12)} on ${input.branch}`);
     // The agent may have committed too: push whatever the branch now points at.
     const head = commit ?? (await input.head());

@@ -10,6 +10,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { branchName, RETRYABLE, runDirName, type RunPlanFn } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
+import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import { Checkouts, CloneError } from './checkout.js';
 import { git } from './git.js';
 import { batchKey, reportField, type AttemptReport, type JobProgress, type QueueJobData, type WorkerRef } from './job.js';
@@ -150,6 +151,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
             void send();
           }
         },
+        commit: (message) => checkouts.exclusive(data.remote, () => commitPlanBranch({ cwd: checkout.path, branch, message })),
         head: () => git(checkout.path, ['rev-parse', 'HEAD']),
         push: (head) => checkouts.push({ remote: data.remote, branch, head }),
         now,
