@@ -105,7 +105,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
         const refused = flags.concurrency !== undefined ? '--concurrency' : flags.isolate !== undefined ? '--isolate' : undefined;
         if (refused) throw new UsageError(`${refused} does not apply to a queued batch: each worker sets its own (ralph worker --concurrency N) and always uses a checkout per plan`);
         const summary = await runQueuedBatch(
-          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out, planTimeoutMs: flags.planTimeout, exec: sharedExecOptions(flags, passThrough) },
+          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough) },
           { signal: controller.signal, onEvent: deps.onEvent },
         );
         ctx.exitCode = summary.exitCode;

@@ -4,6 +4,7 @@
 import { LIMITS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { duration, positiveInt } from './exec-options.js';
+import type { RunPlanFn } from '../batch/index.js';
 import type { RegisterCommand } from './context.js';
 
 interface WorkerFlags {
@@ -29,8 +30,20 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
       const { parseQueueUrl, startWorker } = await import('../queue/index.js');
       const { probeRedis } = await import('../queue/redis-connection.js');
       const { loadRunPlan } = await import('../batch/index.js');
+      const { hasLifecycle, loadProject } = await import('./project.js');
+      const { createRunLifecycle } = await import('../notify/index.js');
       const { homedir } = await import('node:os');
       const { join, resolve } = await import('node:path');
+      // Each plan runs with the config file of its checkout (the repository's, at the batch's
+      // commit) and this machine's environment, as `ralph exec` in that checkout would, and as a
+      // local batch's plans get their hooks: without notifications, which are the batch's.
+      const withProjectConfig =
+        (run: RunPlanFn): RunPlanFn =>
+        async (options, hooks) => {
+          const project = loadProject(options.cwd ?? process.cwd(), ctx.env, {});
+          const lifecycle = hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env }) : undefined;
+          return run(options, { ...hooks, project: project.config, hideEnv: project.hideEnv, ...(lifecycle ? { lifecycle } : {}) });
+        };
       const q = parseQueueUrl(flags.queue);
       await probeRedis(q);
       const log = (line: string) => void ctx.stderr.write(`${new Date().toISOString().slice(0, 19)}Z ralph worker: ${line}\n`);
@@ -42,7 +55,7 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
           lockDurationMs: flags.lockDuration,
           stalledIntervalMs: flags.stalledInterval,
         },
-        { runPlan: await loadRunPlan(), log },
+        { runPlan: withProjectConfig(await loadRunPlan()), log },
       );
       let signals = 0;
       const onSignal = () => {

@@ -165,6 +165,32 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(third.child.exitCode).toBeNull();
   });
 
+  it("the repository's config file applies: its agent on the workers, its batch defaults on the coordinator", async () => {
+    const w = ws({ k1: 'edit notes.txt', k2: 'complete' });
+    const config = ['agent: scripted', 'agents:', '  scripted:', `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(w.agent)}]`, 'defaults:', '  out: batches/nightly', '  plan_timeout: 5m', ''].join('\n');
+    writeFileSync(join(w.repo, 'ralph.config.yaml'), config);
+    git(w.repo, 'add', 'ralph.config.yaml');
+    git(w.repo, 'commit', '-q', '-m', 'config');
+    git(w.repo, 'push', '-q');
+    await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
+    // No agent on the command line: the workers take the config's, from their checkout.
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url], w.repo);
+    expect(await coordinator.exited).toBe(0);
+    const out = join(w.repo, 'batches', 'nightly');
+    expect(results(out)).toEqual(['k1.md', 'k2.md']);
+    expect(JSON.parse(read(out, 'batch.json')).options.planTimeoutMs).toBe(300_000);
+    expect(git(w.remote, 'show', `ralph/${batchIdOf(out)}/k1:notes.txt`)).toBe('start\nk1');
+    // A config file the worker cannot read ends the plan invalid, with the file's own error.
+    writeFileSync(join(w.repo, 'ralph.config.yaml'), `${config}  model: \${RALPH_TEST_NEVER_SET}\n`);
+    git(w.repo, 'commit', '-q', '-am', 'config needs a variable');
+    git(w.repo, 'push', '-q');
+    const second = ralph(['batch', 'plans/k2.md', '--queue', redis!.url, '--out', join(w.dir, 'out2')], w.repo, { RALPH_TEST_NEVER_SET: 'set on the coordinator only' });
+    expect(await second.exited).toBe(1);
+    const invalid = read(join(w.dir, 'out2'), 'k2.md');
+    expect(invalid).toContain('- Outcome: invalid');
+    expect(invalid).toMatch(/ralph\.config\.yaml:8: .*RALPH\\_TEST\\_NEVER\\_SET.* is not set in the environment/);
+  });
+
   it('the coordinator takes a result when the worker announces it, not at its next poll', async () => {
     const w = ws({ a: 'complete 300' });
     await startWorker(w, redis!.url, 'w1');
