@@ -33,22 +33,15 @@ export class BranchMismatchError extends Error {}
  * on `branch` (an agent switched branches): ralph never commits onto a branch it did not make.
  */
 export async function commitPlanBranch(o: { cwd: string; branch: string; message: string }): Promise<{ commit: string | null }> {
-  let head: string;
-  try {
-    head = await git(o.cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  } catch {
-    head = '(detached HEAD)';
+  // One question answers two: which branch the worktree is on, and whether anything changed.
+  const status = (await git(o.cwd, ['status', '--porcelain=v2', '--branch', '-z'])).split('\0');
+  const onBranch = status.find((l) => l.startsWith('# branch.head '))?.slice('# branch.head '.length);
+  if (onBranch !== o.branch) {
+    const head = onBranch === undefined || onBranch === '(detached)' ? '(detached HEAD)' : onBranch;
+    throw new BranchMismatchError(`the worktree ${o.cwd} is on ${head}, not on ${o.branch}: its changes were left uncommitted`);
   }
-  if (head !== o.branch) throw new BranchMismatchError(`the worktree ${o.cwd} is on ${head}, not on ${o.branch}: its changes were left uncommitted`);
+  if (!status.some((l) => l !== '' && !l.startsWith('# '))) return { commit: null };
   await git(o.cwd, ['add', '--all']);
-  const staged = await run('git', ['diff', '--cached', '--quiet'], { cwd: o.cwd }).then(
-    () => false,
-    (error: { code?: number }) => {
-      if (error.code === 1) return true;
-      throw error;
-    },
-  );
-  if (!staged) return { commit: null };
   await git(o.cwd, ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', o.message], await withFallbackIdentity(o.cwd, process.env));
   return { commit: await git(o.cwd, ['rev-parse', 'HEAD']) };
 }

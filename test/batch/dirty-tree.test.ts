@@ -127,5 +127,7 @@ describe('a plan\'s work is committed on its branch', () => {
     writeFileSync(join(dir, 'other.txt'), 'x\n');
     await expect(commitPlanBranch({ cwd: dir, branch: 'ralph/x/a', message: 'm' })).rejects.toThrow(/is on main, not on ralph\/x\/a/);
     expect(git(dir, 'status', '--porcelain')).toBe('?? other.txt');
+    git(dir, 'checkout', '-q', '--detach');
+    await expect(commitPlanBranch({ cwd: dir, branch: 'ralph/x/a', message: 'm' })).rejects.toThrow(/is on \(detached HEAD\), not on ralph\/x\/a/);
   });
 });
