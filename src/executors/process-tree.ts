@@ -36,7 +36,7 @@ export function listProcesses(): Map<number, ProcessInfo> {
   for (const pid of procPids() ?? []) {
     const info = readStat(pid);
     if (!isLive(info)) continue;
-    all.set(info.pid, { pid: info.pid, ppid: info.ppid, pgid: info.pgid, comm: info.comm });
+    all.set(info.pid, { pid: info.pid, ppid: info.ppid, pgid: info.pgid, comm: info.comm, kernelThread: info.kernelThread });
   }
   return all;
 }
@@ -72,7 +72,8 @@ export function findProcesses(options: FindOptions, all = listProcesses()): Proc
   for (const pid of options.roots ?? []) if (all.has(pid)) found.add(pid);
   const groups = new Set(options.groups ?? []);
   if (groups.size > 0) for (const p of all.values()) if (groups.has(p.pgid)) found.add(p.pid);
-  if (options.marker) for (const p of all.values()) if (!found.has(p.pid) && hasMarker(p.pid, options.marker)) found.add(p.pid);
+  // A kernel thread's environ reads empty: it cannot hold the marker, so it is not read.
+  if (options.marker) for (const p of all.values()) if (!p.kernelThread && !found.has(p.pid) && hasMarker(p.pid, options.marker)) found.add(p.pid);
   // Descendants of everything found so far, through parent links.
   const children = new Map<number, number[]>();
   for (const p of all.values()) {
