@@ -101,6 +101,16 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
+/** kill(2) says no process (or, for -pgid, no member of the group) exists, zombies included. */
+function noSuchProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 function alive(pid: number): boolean {
   return isLive(readStat(pid));
 }
@@ -129,6 +139,8 @@ export async function stopProcesses(options: FindOptions, graceMs: number): Prom
     await Promise.all((options.groups ?? []).map((g) => terminateProcessGroup(g, graceMs)));
     return [];
   }
+  // An agent that exited cleanly leaves no process of its pid or group: nothing to find, no /proc to read.
+  if (!options.marker && (options.roots ?? []).every(noSuchProcess) && (options.groups ?? []).every((g) => noSuchProcess(-g))) return [];
   const first = findProcesses(options);
   if (first.length === 0) return [];
   for (const g of options.groups ?? []) if (Number.isInteger(g) && g > 1) signal(-g, 'SIGTERM');
