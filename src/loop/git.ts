@@ -1,4 +1,5 @@
-// The little of git the loop needs: HEAD at a point in time, and whether commits came since.
+// The little of git the loop needs: the repository's top level, HEAD at a point in time, and
+// whether commits came since.
 // Asynchronous: in a batch many runs share one process, and a blocking call stalls them all.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,9 +34,9 @@ export function headSha(cwd: string): Promise<string | null> {
 }
 
 /**
- * The repository's top-level folder and its HEAD, as repoRoot and headSha would say, from one
- * git process: a run asks both when it starts. In a repository with no commit yet git prints
- * the top level and then fails on HEAD.
+ * The repository's top-level folder (`git rev-parse --show-toplevel`) and HEAD (as headSha
+ * reads it) from one git process: a run asks both when it starts. In a repository with no
+ * commit yet git prints the top level, then fails on HEAD.
  */
 export async function rootAndHead(cwd: string): Promise<{ root: string | null; head: string | null }> {
   const ran = await runGit(cwd, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD']);
