@@ -8,7 +8,12 @@ export interface ProcessInfo {
   pgid: number;
   /** The command name from /proc/<pid>/stat (at most 15 characters). */
   comm: string;
+  /** A kernel thread: it has no memory of its own, so no environment either. */
+  kernelThread: boolean;
 }
+
+/** PF_KTHREAD in the flags field of /proc/<pid>/stat (include/linux/sched.h). */
+const PF_KTHREAD = 0x00200000;
 
 /** The pids in /proc; undefined where there is no /proc to read. */
 export function procPids(): number[] | undefined {
@@ -36,13 +41,15 @@ export function readStat(pid: number): (ProcessInfo & { state: string }) | undef
   }
   // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ')'.
   const close = stat.lastIndexOf(')');
-  const fields = stat.slice(close + 2).split(' ', 3);
+  // After it: state ppid pgrp session tty_nr tpgid flags.
+  const fields = stat.slice(close + 2).split(' ', 7);
   return {
     pid,
     comm: stat.slice(stat.indexOf('(') + 1, close),
     state: fields[0] ?? '?',
     ppid: Number(fields[1]),
     pgid: Number(fields[2]),
+    kernelThread: (Number(fields[6]) & PF_KTHREAD) !== 0,
   };
 }
 

@@ -36,7 +36,7 @@ export function listProcesses(): Map<number, ProcessInfo> {
   for (const pid of procPids() ?? []) {
     const info = readStat(pid);
     if (!isLive(info)) continue;
-    all.set(info.pid, { pid: info.pid, ppid: info.ppid, pgid: info.pgid, comm: info.comm });
+    all.set(info.pid, { pid: info.pid, ppid: info.ppid, pgid: info.pgid, comm: info.comm, kernelThread: info.kernelThread });
   }
   return all;
 }
@@ -72,7 +72,8 @@ export function findProcesses(options: FindOptions, all = listProcesses()): Proc
   for (const pid of options.roots ?? []) if (all.has(pid)) found.add(pid);
   const groups = new Set(options.groups ?? []);
   if (groups.size > 0) for (const p of all.values()) if (groups.has(p.pgid)) found.add(p.pid);
-  if (options.marker) for (const p of all.values()) if (!found.has(p.pid) && hasMarker(p.pid, options.marker)) found.add(p.pid);
+  // A kernel thread's environ reads empty: it cannot hold the marker, so it is not read.
+  if (options.marker) for (const p of all.values()) if (!p.kernelThread && !found.has(p.pid) && hasMarker(p.pid, options.marker)) found.add(p.pid);
   // Descendants of everything found so far, through parent links.
   const children = new Map<number, number[]>();
   for (const p of all.values()) {
@@ -97,6 +98,16 @@ function signal(pid: number, sig: NodeJS.Signals): void {
     process.kill(pid, sig);
   } catch {
     // already gone
+  }
+}
+
+/** kill(2) says no process (or, for -pgid, no member of the group) exists, zombies included. */
+function noSuchProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 
@@ -128,6 +139,8 @@ export async function stopProcesses(options: FindOptions, graceMs: number): Prom
     await Promise.all((options.groups ?? []).map((g) => terminateProcessGroup(g, graceMs)));
     return [];
   }
+  // An agent that exited cleanly leaves no process of its pid or group: nothing to find, no /proc to read.
+  if (!options.marker && (options.roots ?? []).every(noSuchProcess) && (options.groups ?? []).every((g) => noSuchProcess(-g))) return [];
   const first = findProcesses(options);
   if (first.length === 0) return [];
   for (const g of options.groups ?? []) if (Number.isInteger(g) && g > 1) signal(-g, 'SIGTERM');

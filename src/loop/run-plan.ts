@@ -41,7 +41,7 @@ import { workFingerprint } from './work-fingerprint.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunEvent } from './events.js';
 import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
-import { commitsSince, headSha, repoRoot } from './git.js';
+import { commitsSince, headSha, rootAndHead } from './git.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import type { RunExtras, RunLifecycle } from './lifecycle.js';
 import { SETUP_FAILURES, SetupFailures } from './setup-failures.js';
@@ -351,8 +351,9 @@ class PlanRun {
 
   private async loop(): Promise<Ending> {
     const { state, config, plan } = this;
-    this.repo = (await repoRoot(config.cwd)) ?? config.cwd;
-    if (this.init.mode === 'new') state.headAtStart = await headSha(config.cwd);
+    const { root, head } = await rootAndHead(config.cwd);
+    this.repo = root ?? config.cwd;
+    if (this.init.mode === 'new') state.headAtStart = head;
     this.emit({
       type: 'run-start',
       runId: state.runId,
@@ -467,7 +468,7 @@ class PlanRun {
         head: await headSha(config.cwd),
         files: snapshotSignalFiles(config.cwd),
       };
-      const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText) : undefined;
+      const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, state.iterationStart.head) : undefined;
       this.status('running');
       this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
 
@@ -540,7 +541,7 @@ class PlanRun {
       for (const key of result.findings) this.seenFindings.add(key);
       // Progress matters only to an iteration that decided nothing: the others skip the git calls.
       const undecided = decide(weighed).kind === 'none';
-      const progressed = !undecided || workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText())) !== workBefore;
+      const progressed = !undecided || workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd))) !== workBefore;
       const ending = await this.settle(n, weighed, fc, result, progressed);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);

@@ -12,12 +12,11 @@ import { extractSection } from '../plan/index.js';
 const MAX_WALKED = 20_000;
 const SKIPPED_DIRS = new Set(['.git', RUN_FILES.root, 'node_modules']);
 
-function run(cwd: string, args: string[], into: Hash): Promise<boolean> {
+function run(cwd: string, args: string[], into: Hash): Promise<void> {
   return new Promise((resolve) => {
     const child = execFile('git', args, { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, timeout: 30_000 }, (error, stdout) => {
-      if (error) return resolve(false);
-      into.update(stdout);
-      resolve(true);
+      if (!error) into.update(stdout);
+      resolve();
     });
     child.stdin?.end();
   });
@@ -70,13 +69,16 @@ function walk(dir: string, into: Hash, budget: { left: number }): void {
   }
 }
 
-/** One hash of HEAD, the working tree's changes and the plan's Progress section. */
-export async function workFingerprint(cwd: string, planText: string | undefined): Promise<string> {
+/**
+ * One hash of HEAD, the working tree's changes and the plan's Progress section. `head` is HEAD
+ * as the caller just read it (src/loop/git.ts); null (no repository, or no commit yet) walks the tree.
+ */
+export async function workFingerprint(cwd: string, planText: string | undefined, head: string | null): Promise<string> {
   const hash = createHash('sha256');
   hash.update(`progress\0${(planText !== undefined && extractSection(planText, 'Progress')) || ''}\0`);
-  const inRepo = await run(cwd, ['rev-parse', '--verify', '-q', 'HEAD'], hash);
-  if (inRepo) {
-    // Tracked changes by content (staged or not), then what is new and untracked.
+  if (head !== null) {
+    // HEAD, then tracked changes by content (staged or not), then what is new and untracked.
+    hash.update(`head\0${head}\0`);
     await run(cwd, ['diff', 'HEAD', '--binary', '--no-color', '--no-ext-diff'], hash);
     await untrackedStats(cwd, hash);
   } else {

@@ -47,6 +47,14 @@ describe.concurrent('stalls', () => {
     expect(run.result).toMatchObject({ outcome: 'complete', iterations: 7 });
   });
 
+  it('a commit that leaves the tree as clean as it was is progress: HEAD is read again when the iteration ends', async ({ expect }) => {
+    // The first commit takes in the untracked plan; the second starts and ends on a clean tree.
+    const commit = (content: string) => [{ write: 'notes.txt', content }, { commit: content }] as Step[];
+    const run = await runExec({ git: true, args: ['--max-stalls', '1'], scenario: { iterations: [commit('one'), commit('two'), complete] } });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.result).toMatchObject({ outcome: 'complete', iterations: 3 });
+  });
+
   it('the same finding again is not progress', async ({ expect }) => {
     const same = { say: '<observation type="insight" severity="low"><title>same</title><detail>d</detail></observation>' };
     const run = await runExec({ git: true, scenario: { iterations: [[same]] } });
