@@ -77,17 +77,17 @@ git(repo, 'add', '.');
 git(repo, 'commit', '-q', '-m', 'plans');
 git(repo, 'push', '-q', '-u', 'origin', 'main');
 
-/** CPU time (ms) of this process's exited and reaped children: the workers, the coordinator and everything they ran. */
-function childrenCpuMs() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
+/** CPU time (ms) of a process (`self`: its own; `children`: its exited and reaped children), from stat(5). */
+function cpuMs(pid = 'self') {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // cutime and cstime are fields 16 and 17 of stat(5), here 13 and 14 after the name; in clock ticks (100 a second on Linux).
-  return (Number(fields[13]) + Number(fields[14])) * 10;
+  // utime, stime, cutime, cstime are fields 14 to 17 of stat(5), here 11 to 14 after the name; in clock ticks (100 a second on Linux).
+  const ms = (i) => Number(fields[i]) * 10;
+  return { own: ms(11) + ms(12), children: ms(13) + ms(14) };
 }
 
 async function run(workers, concurrency) {
   const name = `${workers}x${concurrency}`;
-  const cpuBefore = childrenCpuMs();
   const started = [];
   for (let w = 0; w < workers; w++) {
     const child = spawn(process.execPath, [ralphBin, 'worker', '--queue', url, '--workdir', join(root, name, `w${w}`), '--concurrency', String(concurrency)], { env: gitEnv, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -97,13 +97,20 @@ async function run(workers, concurrency) {
     started.push({ child, log: () => log });
   }
   await until(() => started.every((s) => s.log().includes(' at a time, workdir ')), 30_000, `${name} workers ready`);
+  // CPU spent while the batch runs: the workers' (their own, and their git and agents') from
+  // when they are ready to when the batch ends, and the coordinator's with everything it ran.
+  const sum = (list) => list.reduce((a, c) => ({ own: a.own + c.own, children: a.children + c.children }), { own: 0, children: 0 });
+  const workersAtReady = sum(started.map((s) => cpuMs(s.child.pid)));
+  const coordinatorBefore = cpuMs().children;
   const out = join(root, name, 'out');
   const r = await timed(ralphBin, ['batch', 'plans', '--queue', url, '--out', out, '--', 'sh', agent, String(SLEEP_S)], { cwd: repo, env: gitEnv });
+  const workersAtEnd = sum(started.map((s) => cpuMs(s.child.pid)));
+  const cpu = { coordinator: cpuMs().children - coordinatorBefore, workers: workersAtEnd.own - workersAtReady.own, theirChildren: workersAtEnd.children - workersAtReady.children };
   const first = readFileSync(join(out, 'index.md'), 'utf8').split('\n')[0];
   for (const s of started) s.child.kill('SIGTERM');
   await Promise.all(started.map((s) => new Promise((res) => (s.child.exitCode !== null ? res() : s.child.once('close', res)))));
   if (r.code !== 0 || first !== `[${PLANS}/${PLANS} plans complete]`) throw new Error(`${name}: exit ${r.code}, index "${first}"\n${r.stderr}`);
-  return { ms: r.ms, cpuMs: childrenCpuMs() - cpuBefore };
+  return { ms: r.ms, cpu, cpuMs: cpu.coordinator + cpu.workers + cpu.theirChildren };
 }
 
 try {
@@ -114,7 +121,11 @@ try {
   // 16 plans at once on a small machine compete for its cores: say how busy it was, and how much
   // CPU the 4 x 4 run needed (workers, coordinator, git, agents), which bounds it from below.
   console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
-  console.log(`CPU used: 1 x 1 ${(base.cpuMs / 1000).toFixed(2)} s, 4 x 4 ${(wide.cpuMs / 1000).toFixed(2)} s (${Math.round(wide.cpuMs / PLANS)} ms a plan)`);
+  const parts = (c) => `coordinator ${c.coordinator} ms, workers ${c.workers} ms, their git and agents ${c.theirChildren} ms`;
+  console.log(`CPU during the batch: 1 x 1 ${(base.cpuMs / 1000).toFixed(2)} s (${parts(base.cpu)}); 4 x 4 ${(wide.cpuMs / 1000).toFixed(2)} s (${parts(wide.cpu)}), ${Math.round(wide.cpuMs / PLANS)} ms a plan`);
+  // The 16 plans of a wave start together and sleep together, and the cores idle while they
+  // sleep: while the waves stay in step, 4 x 4 takes about two sleeps plus its CPU over the cores.
+  console.log(`4 x 4 in step on ${cpus().length} cores: about ${((2 * SLEEP_S * 1000 + wide.cpuMs / cpus().length) / 1000).toFixed(2)} s (two waves of sleep, plus the CPU spread over every core)`);
   console.log(`RESULT queue: ratio=${ratio.toFixed(1)}x (goal >= ${GOAL}x) baseline_1x1_ms=${Math.round(base.ms)} w4x4_ms=${Math.round(wide.ms)} w4x4_cpu_ms=${wide.cpuMs}`);
   process.exitCode = ratio >= GOAL ? 0 : 1;
 } finally {
