@@ -151,6 +151,28 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     }
   });
 
+  it('a checkout a killed git left locked is made afresh for the next job', async () => {
+    const w = ws({ m1: 'edit notes.txt', m2: 'edit notes.txt' });
+    const first = await startWorker(w, redis!.url, 'w1');
+    const run = async (plan: string, out: string) => {
+      const coordinator = ralph(['batch', `plans/${plan}.md`, '--queue', redis!.url, '--out', join(w.dir, out), '--', process.execPath, w.agent], w.repo);
+      expect(await coordinator.exited).toBe(0);
+      return batchIdOf(join(w.dir, out));
+    };
+    await run('m1', 'out1');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    // As a git killed mid-checkout leaves it: the checkout's index locked.
+    const [clone] = readdirSync(join(first.workdir, 'checkouts'));
+    const checkout = join(first.workdir, 'checkouts', clone!, '1');
+    const gitDir = git(checkout, 'rev-parse', '--absolute-git-dir');
+    writeFileSync(join(gitDir, 'index.lock'), '');
+    await startWorker(w, redis!.url, 'w1');
+    const id = await run('m2', 'out2');
+    expect(git(w.remote, 'show', `ralph/${id}/m2:notes.txt`)).toBe('start\nm2');
+    expect(existsSync(join(gitDir, 'index.lock'))).toBe(false);
+  });
+
   it('a second worker on the same workdir is refused (64); the first one keeps it', async () => {
     const w = ws({ h1: 'complete' });
     const first = await startWorker(w, redis!.url, 'w1');
