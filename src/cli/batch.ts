@@ -2,7 +2,7 @@
 // (docs/batch.md). The command parses flags, owns SIGINT/SIGTERM and picks a renderer; the work is
 // runBatch's.
 import { Option } from 'commander';
-import { EXIT_CODES, LIMITS } from '../contract.js';
+import { CONFIG_FILE, EXIT_CODES, LIMITS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
@@ -104,6 +104,9 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
         const { runQueuedBatch } = await import('../queue/index.js');
         const refused = flags.concurrency !== undefined ? '--concurrency' : flags.isolate !== undefined ? '--isolate' : undefined;
         if (refused) throw new UsageError(`${refused} does not apply to a queued batch: each worker sets its own (ralph worker --concurrency N) and always uses a checkout per plan`);
+        if (flags.config !== undefined) {
+          throw new UsageError('--config does not apply to a queued batch: each worker reads the config file of its checkout', `commit the settings as ${CONFIG_FILE} in the repository, and push`);
+        }
         const summary = await runQueuedBatch(
           { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough) },
           { signal: controller.signal, onEvent: deps.onEvent },

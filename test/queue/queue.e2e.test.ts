@@ -359,6 +359,14 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     expect(existsSync(join(w.dir, 'out'))).toBe(false);
   });
 
+  it('--config: workers read the config file of their checkout, so another file is refused', async () => {
+    const w = ws({ u1: 'complete' });
+    writeFileSync(join(w.dir, 'other.yaml'), 'defaults:\n  max_iterations: 2\n');
+    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--config', join(w.dir, 'other.yaml'), '--', process.execPath, w.agent], w.repo);
+    expect(await r.exited).toBe(64);
+    expect(r.stderr.split('\n')[0]).toBe('ralph: --config does not apply to a queued batch: each worker reads the config file of its checkout');
+  });
+
   it('a Redis that does not answer, within seconds', async () => {
     const w = ws({ u1: 'complete' });
     const { freePort } = await import('../helpers/redis-server.js');
