@@ -21,10 +21,10 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
     .description('run plans from a queued batch (`ralph batch --queue`): clone, run, commit, push, report')
     .option('--queue <url>', 'the Redis of the queue: redis://host:port[/db]')
     .option('--concurrency <n>', 'plans running at once on this machine (default 1)', positiveInt('--concurrency', LIMITS.concurrency))
-    .option('--workdir <dir>', 'clones, worktrees and run directories (default: ~/.ralph/worker)')
+    .option('--workdir <dir>', 'clones, checkouts and run directories, one worker per folder (default: ~/.ralph/worker)')
     .option('--lock-duration <duration>', "how long a job's lock lasts without renewal; a dead worker's job is taken up after it (default 30s)", duration('--lock-duration'))
     .option('--stalled-interval <duration>', 'how often this worker looks for jobs whose worker died (default 30s)', duration('--stalled-interval'))
-    .addHelpText('after', '\nSignals: SIGTERM (or Ctrl+C) once: finish the running plans, take no new ones; twice: stop them and hand their jobs back.\nExit codes: 0 stopped after draining, 1 a queue or git error (e.g. cannot clone), 64 usage error, 130 handed jobs back.')
+    .addHelpText('after', '\nSignals: SIGTERM (or Ctrl+C) once: finish the running plans, take no new ones; twice: stop them and hand their jobs back.\nExit codes: 0 stopped after draining, 1 a queue or git error (e.g. cannot clone), 64 usage error (or the workdir used by another worker), 130 handed jobs back.')
     .action(async (flags: WorkerFlags) => {
       if (flags.queue === undefined) throw new UsageError('--queue is required', 'usage: ralph worker --queue redis://host:port[/db] [--concurrency N] [--workdir DIR]');
       const { parseQueueUrl, startWorker } = await import('../queue/index.js');
