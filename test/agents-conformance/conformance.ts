@@ -6,20 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeFailure, recordStreams, runScenario, type RunOutcome, type RunSpec } from './harness.js';
 import { ensureInstalled, type AgentPackage } from './install.js';
+import type { StandInServer } from './stand-in-server.js';
 
-type Usage = { input: number; output: number; cacheRead: number; cacheWrite: number };
+type Usage = StandInServer['reported'];
 
-/** What the checks read back from a stand-in API. */
-export interface StandIn {
-  served: { scenario: string; turn: number; body: string }[];
-  /** Usage the stand-in reported for scenario turns, summed. */
-  reported: Usage;
-  /** Request paths, where the stand-in keeps them (shown when a run fails). */
-  paths?: string[];
-  close(): Promise<void>;
-}
-
-export interface Cli<A extends StandIn> {
+export interface Cli<A extends StandInServer> {
   pkg: AgentPackage;
   /** Its name in the tests' titles. */
   title: string;
@@ -42,7 +33,7 @@ export interface Cli<A extends StandIn> {
 }
 
 /** What a CLI's own tests use: the stand-in (once started) and the run spec of a scenario. */
-export interface Running<A extends StandIn> {
+export interface Running<A extends StandInServer> {
   api(): A;
   spec(scenario: string, more?: Partial<RunSpec>): RunSpec;
 }
@@ -55,7 +46,7 @@ const usageSince = (before: Usage, after: Usage): Usage => ({
 });
 
 /** `describe`s the CLI: the common scenarios, then the tests `own` registers. */
-export function describeConformance<A extends StandIn>(cli: Cli<A>, own?: (running: Running<A>) => void): void {
+export function describeConformance<A extends StandInServer>(cli: Cli<A>, own?: (running: Running<A>) => void): void {
   describe(`${cli.title} ${cli.pkg.version} through ralph exec --agent ${cli.pkg.agent}`, () => {
     let binDir = '';
     let api: A;
@@ -73,7 +64,7 @@ export function describeConformance<A extends StandIn>(cli: Cli<A>, own?: (runni
     const run = async (scenario: string, outcome: string, more?: Partial<RunSpec>) => {
       const o = await runScenario(spec(scenario, more));
       recordStreams(cli.fixtures, scenario, o);
-      expect(o.result?.outcome, `${describeFailure(o)}\npaths: ${api.paths?.join(' ')}`).toBe(outcome);
+      expect(o.result?.outcome, `${describeFailure(o)}\npaths: ${api.paths.join(' ')}`).toBe(outcome);
       return o;
     };
 
