@@ -28,7 +28,7 @@ describeConformance(
     }),
     streamFormat: 'claude-json',
     conversation: { word: 'session', id: /"session_id":"([^"]+)"/ },
-    alsoComplete: (o, _api, turns) => {
+    alsoComplete: (o, turns) => {
       expect(o.result.tokens.input).toBe(turns * TURN_USAGE.input_tokens);
       expect(o.result.costUsd).toBeGreaterThan(0);
     },

@@ -28,8 +28,8 @@ export interface Cli<A extends StandInServer> {
    * why: the resume scenario then leaves them unchecked (its name says so by not promising it).
    */
   resumedTokensUnchecked?: string;
-  /** Checks of its own, after the common ones of a scenario. */
-  alsoComplete?(o: RunOutcome, api: A, turns: number): void;
+  /** Checks of its own after the complete scenario's common ones (`turns`: the model turns served). */
+  alsoComplete?(o: RunOutcome, turns: number): void;
 }
 
 /** What a CLI's own tests use: the stand-in (once started) and the run spec of a scenario. */
@@ -81,7 +81,7 @@ export function describeConformance<A extends StandInServer>(cli: Cli<A>, own?: 
       const agentEvent = o.events.find((e) => e.type === 'agent');
       expect(agentEvent?.streamFormat).toBe(cli.streamFormat);
       expect(agentEvent?.command[0]).toBe(cli.pkg.bin);
-      cli.alsoComplete?.(o, api, turns);
+      cli.alsoComplete?.(o, turns);
     });
 
     it("ignores ###PLAN_COMPLETE### in a command's output", async () => {
