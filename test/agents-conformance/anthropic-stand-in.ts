@@ -3,62 +3,42 @@
 // scenario named by the marker in the conversation; everything else Claude Code asks on the side
 // (titles, summaries, token counts) gets a short answer without usage, so that the tokens the
 // stand-in reported are exactly what the scenario's turns used.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { messageEvents, type BlockSpec } from '../executors/anthropic/fake-messages-server.js';
 import { scenarioOf, type ModelTurn } from './scenarios.js';
+import { json, StandInServer } from './stand-in-server.js';
+
+// Every answer carries a request id, as the real API's do.
+const REQUEST_ID = { 'request-id': 'req_stand_in' };
 
 export const TURN_USAGE = { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 2000, cache_creation_input_tokens: 300 };
-
-export interface Served {
-  scenario: string;
-  turn: number;
-  body: string;
-}
 
 interface Message {
   role?: string;
   content?: unknown;
 }
 
-export class AnthropicStandIn {
-  readonly served: Served[] = [];
-  /** Usage the stand-in reported for scenario turns, summed. */
-  readonly reported = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+export class AnthropicStandIn extends StandInServer {
   /** When set, every main-agent request is refused with this status and body. */
   refuse: { status: number; body: unknown } | undefined;
   private toolIds = 0;
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<AnthropicStandIn> {
-    let self: AnthropicStandIn | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => self!.handle(req.url ?? '', Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new AnthropicStandIn(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    return self;
+  static start(): Promise<AnthropicStandIn> {
+    return new AnthropicStandIn().listen();
   }
 
-  private handle(url: string, raw: string, res: import('node:http').ServerResponse): void {
-    const path = url.split('?')[0] ?? '';
-    if (path.endsWith('/count_tokens')) return json(res, 200, { input_tokens: 100 });
-    if (!path.endsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `stand-in: no ${path}` } });
+  protected handle(path: string, raw: string, res: ServerResponse): void {
+    if (path.endsWith('/count_tokens')) return json(res, { input_tokens: 100 }, 200, REQUEST_ID);
+    if (!path.endsWith('/v1/messages')) return json(res, { type: 'error', error: { type: 'not_found_error', message: `stand-in: no ${path}` } }, 404, REQUEST_ID);
     let body: { messages?: Message[]; tools?: { name?: string }[]; stream?: boolean };
     try {
       body = JSON.parse(raw);
     } catch {
-      return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'not JSON' } });
+      return json(res, { type: 'error', error: { type: 'invalid_request_error', message: 'not JSON' } }, 400, REQUEST_ID);
     }
     const mainAgent = (body.tools ?? []).some((t) => t.name === 'Bash');
     const scenario = mainAgent ? scenarioOf(raw) : undefined;
-    if (mainAgent && this.refuse) return json(res, this.refuse.status, this.refuse.body);
+    if (mainAgent && this.refuse) return json(res, this.refuse.body, this.refuse.status, REQUEST_ID);
     let blocks: BlockSpec[];
     let usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     let stopReason = 'end_turn';
@@ -81,21 +61,11 @@ export class AnthropicStandIn {
       blocks = [{ type: 'text', deltas: [mainAgent ? 'stand-in: no scenario marker in this conversation' : 'ok'] }];
     }
     const events = messageEvents({ blocks, stopReason, usage, model: 'claude-sonnet-4-5' });
-    if (body.stream !== true) return json(res, 200, assemble(events));
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_stand_in' });
+    if (body.stream !== true) return json(res, assemble(events), 200, REQUEST_ID);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...REQUEST_ID });
     for (const e of events) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
     res.end();
   }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-function json(res: import('node:http').ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_stand_in' });
-  res.end(JSON.stringify(body));
 }
 
 /** The non-streaming form of a message: what the SSE events add up to. */

@@ -3,50 +3,31 @@
 // openai-compatible provider). The main agent's requests (those offering a shell tool) follow the
 // scenario named by the marker in the conversation; a shell step becomes a call of the CLI's shell
 // tool. Other requests get a short answer without usage.
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { scenarioOf, type ModelTurn } from './scenarios.js';
+import { json, StandInServer } from './stand-in-server.js';
 
 export const TURN_USAGE = { prompt_tokens: 1500, cached_tokens: 1000, completion_tokens: 60 };
-
-export interface Served {
-  scenario: string;
-  turn: number;
-  body: string;
-}
 
 interface ChatTool {
   function?: { name?: string; parameters?: { properties?: Record<string, unknown> } };
 }
 
-export class ChatStandIn {
-  readonly served: Served[] = [];
-  readonly reported = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  readonly paths: string[] = [];
+export class ChatStandIn extends StandInServer {
   private ids = 0;
 
   private constructor(
-    private readonly server: Server,
-    readonly url: string,
     /** The names a shell tool goes by in the CLIs this serves. */
     private readonly shellTools: string[],
-  ) {}
-
-  static async start(shellTools: string[]): Promise<ChatStandIn> {
-    let self: ChatStandIn | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => self!.handle(req.url ?? '', Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new ChatStandIn(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, shellTools);
-    return self;
+  ) {
+    super();
   }
 
-  private handle(url: string, raw: string, res: ServerResponse): void {
-    const path = url.split('?')[0] ?? '';
-    this.paths.push(path);
+  static start(shellTools: string[]): Promise<ChatStandIn> {
+    return new ChatStandIn(shellTools).listen('/v1');
+  }
+
+  protected handle(path: string, raw: string, res: ServerResponse): void {
     if (path.endsWith('/models')) return json(res, { object: 'list', data: [{ id: 'stand-in-model', object: 'model' }] });
     if (!path.endsWith('/chat/completions')) return json(res, { error: { message: `stand-in: no ${path}` } }, 404);
     let body: { messages?: { role?: string; tool_calls?: unknown[] }[]; tools?: ChatTool[]; stream?: boolean };
@@ -97,14 +78,4 @@ export class ChatStandIn {
     res.write('data: [DONE]\n\n');
     res.end();
   }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-function json(res: ServerResponse, body: unknown, status = 200): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

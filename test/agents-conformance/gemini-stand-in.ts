@@ -3,43 +3,18 @@
 // agent's requests (those offering the shell tool) follow the scenario named by the marker in the
 // conversation; a shell step becomes a call of `run_shell_command`. Other requests (the CLI's own
 // checks) get a short answer without usage.
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { scenarioOf, type ModelTurn } from './scenarios.js';
+import { json, StandInServer } from './stand-in-server.js';
 
 export const TURN_USAGE = { promptTokenCount: 1500, cachedContentTokenCount: 1000, candidatesTokenCount: 60 };
 
-export interface Served {
-  scenario: string;
-  turn: number;
-  body: string;
-}
-
-export class GeminiStandIn {
-  readonly served: Served[] = [];
-  readonly reported = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  readonly paths: string[] = [];
-
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<GeminiStandIn> {
-    let self: GeminiStandIn | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => self!.handle(req.url ?? '', Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new GeminiStandIn(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    return self;
+export class GeminiStandIn extends StandInServer {
+  static start(): Promise<GeminiStandIn> {
+    return new GeminiStandIn().listen();
   }
 
-  private handle(url: string, raw: string, res: ServerResponse): void {
-    const path = url.split('?')[0] ?? '';
-    this.paths.push(path);
+  protected handle(path: string, raw: string, res: ServerResponse): void {
     if (path.endsWith(':countTokens')) return json(res, { totalTokens: 100 });
     const stream = path.endsWith(':streamGenerateContent');
     if (!stream && !path.endsWith(':generateContent')) return json(res, { error: { code: 404, message: `stand-in: no ${path}`, status: 'NOT_FOUND' } }, 404);
@@ -75,14 +50,4 @@ export class GeminiStandIn {
     res.write(`data: ${JSON.stringify(response)}\r\n\r\n`);
     res.end();
   }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-function json(res: ServerResponse, body: unknown, status = 200): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

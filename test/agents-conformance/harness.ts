@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { expect, it } from 'vitest';
 import { planText } from './scenarios.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -115,62 +114,4 @@ export function recordStreams(agentDir: string, scenario: string, outcome: RunOu
 
 export function describeFailure(o: RunOutcome): string {
   return `exit ${o.code}\nresult: ${JSON.stringify(o.result?.reason)}\nstderr: ${o.stderr.slice(-2000)}\nlogs:\n${o.logs.map((l) => l.slice(-3000)).join('\n---\n')}`;
-}
-
-/** What the shared scenarios read back from a stand-in API. */
-export interface StandInRecord {
-  served: { scenario: string; turn: number; body: string }[];
-  reported: { input: number; output: number; cacheRead: number; cacheWrite: number };
-  paths: string[];
-}
-
-/**
- * The four scenarios every CLI without a particular way of its own passes alike (complete, toolsignal,
- * bailout, resume), registered as `it`s. `api` and `spec` are read when a test runs (after beforeAll).
- */
-export function itPassesCommonScenarios(fixtures: string, api: () => StandInRecord, spec: (scenario: string, more?: Partial<RunSpec>) => RunSpec): void {
-  const served = (scenario: string) => api().served.filter((s) => s.scenario === scenario);
-
-  it('completes: the summary written by a tool call, an observation recorded, tokens counted', async () => {
-    const before = { ...api().reported };
-    const o = await runScenario(spec('complete'));
-    recordStreams(fixtures, 'complete', o);
-    expect(o.result?.outcome, `${describeFailure(o)}\npaths: ${api().paths.join(' ')}`).toBe('complete');
-    expect(o.findings.map((f) => f.title)).toEqual(['Greeting file added']);
-    expect(readFileSync(join(o.dir, 'work/greeting.txt'), 'utf8')).toBe('hello\n');
-    expect(served('complete').length).toBe(3);
-    const after = api().reported;
-    expect(o.result.tokens).toEqual({
-      input: after.input - before.input,
-      output: after.output - before.output,
-      cacheRead: after.cacheRead - before.cacheRead,
-      cacheWrite: 0,
-    });
-  });
-
-  it("ignores ###PLAN_COMPLETE### in a command's output", async () => {
-    const o = await runScenario(spec('toolsignal', { args: ['--max-iterations', '1'] }));
-    recordStreams(fixtures, 'toolsignal', o);
-    expect(o.result?.outcome, describeFailure(o)).toBe('exhausted');
-    expect(o.result.signals).toEqual([]);
-  });
-
-  it('starts a fresh session after a bailout', async () => {
-    const o = await runScenario(spec('bailout'));
-    recordStreams(fixtures, 'bailout', o);
-    expect(o.result?.outcome, describeFailure(o)).toBe('complete');
-    expect(o.result.bailouts).toBe(1);
-  });
-
-  it('resumes the session after an iteration without a decision', async () => {
-    const o = await runScenario(spec('resume'));
-    recordStreams(fixtures, 'resume', o);
-    expect(o.result?.outcome, describeFailure(o)).toBe('complete');
-    const starts = o.events.filter((e) => e.type === 'iteration-start');
-    expect(starts.map((e) => [e.fresh, e.prompt])).toEqual([
-      [true, 'full'],
-      [false, 'continue'],
-    ]);
-    expect(served('resume').find((s) => s.turn === 1)?.body).toContain('Not done yet, thinking.');
-  });
 }

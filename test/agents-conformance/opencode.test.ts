@@ -1,30 +1,19 @@
 // The real opencode (pinned, from npm) driven by `ralph exec --agent opencode` against a local
 // stand-in of an OpenAI-compatible Chat Completions API. See docs/agents.md, "The conformance suite".
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe } from 'vitest';
 import { ChatStandIn } from './chat-stand-in.js';
-import { itPassesCommonScenarios, type RunSpec } from './harness.js';
-import { CACHE_DIR, ensureInstalled, PINNED } from './install.js';
+import { describeConformance } from './conformance.js';
+import { CACHE_DIR, PINNED } from './install.js';
 
 const pkg = PINNED.opencode!;
 const OPENCODE_CACHE = join(CACHE_DIR, 'opencode-cache');
-const FIXTURES = `opencode-${pkg.version}`;
-let binDir = '';
-let api: ChatStandIn;
 
-beforeAll(async () => {
-  binDir = ensureInstalled(pkg);
-  api = await ChatStandIn.start(['bash']);
-});
-afterAll(async () => {
-  await api?.close();
-});
-
-function spec(scenario: string, more: Partial<RunSpec> = {}): RunSpec {
-  return {
-    agent: 'opencode',
-    scenario,
-    binDir,
+describeConformance({
+  pkg,
+  title: 'opencode',
+  fixtures: `opencode-${pkg.version}`,
+  startStandIn: () => ChatStandIn.start(['bash']),
+  pointAt: (api) => ({
     env: {
       // opencode installs the provider package with npm on first use: its caches are kept across runs.
       XDG_CACHE_HOME: OPENCODE_CACHE,
@@ -50,10 +39,7 @@ function spec(scenario: string, more: Partial<RunSpec> = {}): RunSpec {
         share: 'disabled',
       }),
     },
-    ...more,
-  };
-}
-
-describe(`opencode ${pkg.version} through ralph exec --agent opencode`, () => {
-  itPassesCommonScenarios(FIXTURES, () => api, spec);
+  }),
+  streamFormat: 'opencode-json',
+  conversation: { word: 'session', id: /"sessionID":"([^"]+)"/ },
 });

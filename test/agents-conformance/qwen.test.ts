@@ -1,35 +1,24 @@
 // The real Qwen Code (pinned, from npm) driven by `ralph exec --agent qwen` against a local
 // stand-in of an OpenAI-compatible Chat Completions API. See docs/agents.md, "The conformance suite".
-import { afterAll, beforeAll, describe } from 'vitest';
 import { ChatStandIn } from './chat-stand-in.js';
-import { itPassesCommonScenarios, type RunSpec } from './harness.js';
-import { ensureInstalled, PINNED } from './install.js';
+import { describeConformance } from './conformance.js';
+import { PINNED } from './install.js';
 
 const pkg = PINNED.qwen!;
-const FIXTURES = `qwen-code-${pkg.version}`;
-let binDir = '';
-let api: ChatStandIn;
 
-beforeAll(async () => {
-  binDir = ensureInstalled(pkg);
-  api = await ChatStandIn.start(['run_shell_command']);
-});
-afterAll(async () => {
-  await api?.close();
-});
-
-function spec(scenario: string, more: Partial<RunSpec> = {}): RunSpec {
-  return {
-    agent: 'qwen',
-    scenario,
-    binDir,
+describeConformance({
+  pkg,
+  title: 'Qwen Code',
+  fixtures: `qwen-code-${pkg.version}`,
+  startStandIn: () => ChatStandIn.start(['run_shell_command']),
+  pointAt: (api) => ({
     env: { OPENAI_BASE_URL: api.url, OPENAI_API_KEY: 'stand-in-key', OPENAI_MODEL: 'stand-in-model', QWEN_CODE_TRUST_WORKSPACE: 'true' },
     // The OpenAI-compatible auth, chosen once in the user's settings as `qwen` would ask interactively.
     homeFiles: { '.qwen/settings.json': JSON.stringify({ security: { auth: { selectedType: 'openai' } } }) },
-    ...more,
-  };
-}
-
-describe(`Qwen Code ${pkg.version} through ralph exec --agent qwen`, () => {
-  itPassesCommonScenarios(FIXTURES, () => api, spec);
+  }),
+  streamFormat: 'qwen-json',
+  conversation: { word: 'session', id: /"session_id":"([^"]+)"/ },
+  // Its `result` after --resume reports the session's running total (7,500 input tokens where the
+  // resumed iteration sent 3,000), and ralph's qwen-json counts it whole: the earlier iteration twice.
+  resumedTokensUnchecked: 'qwen-json counts the running total Qwen Code reports after a resume',
 });

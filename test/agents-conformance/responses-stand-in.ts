@@ -2,59 +2,29 @@
 // by a model provider in CODEX_HOME/config.toml with wire_api = "responses"). Requests follow the
 // scenario named by the marker in the conversation; a shell step becomes a call of Codex's
 // `exec_command` tool. Every response reports TURN_USAGE, summed in `reported`.
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { scenarioOf, type ModelTurn } from './scenarios.js';
+import { json, StandInServer } from './stand-in-server.js';
 
 export const TURN_USAGE = { input_tokens: 1500, cached_tokens: 1000, output_tokens: 60 };
-
-export interface Served {
-  scenario: string;
-  turn: number;
-  body: string;
-}
 
 interface Item {
   type?: string;
   role?: string;
 }
 
-export class ResponsesStandIn {
-  readonly served: Served[] = [];
-  readonly reported = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+export class ResponsesStandIn extends StandInServer {
   /** When set, every request is refused with this status and body. */
   refuse: { status: number; body: unknown } | undefined;
   private ids = 0;
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<ResponsesStandIn> {
-    let self: ResponsesStandIn | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => self!.handle(req.url ?? '', Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new ResponsesStandIn(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
-    return self;
+  static start(): Promise<ResponsesStandIn> {
+    return new ResponsesStandIn().listen('/v1');
   }
 
-  private handle(url: string, raw: string, res: ServerResponse): void {
-    const path = url.split('?')[0] ?? '';
-    if (!path.endsWith('/responses')) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `stand-in: no ${path}` } }));
-      return;
-    }
-    if (this.refuse) {
-      res.writeHead(this.refuse.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(this.refuse.body));
-      return;
-    }
+  protected handle(path: string, raw: string, res: ServerResponse): void {
+    if (!path.endsWith('/responses')) return json(res, { error: { message: `stand-in: no ${path}` } }, 404);
+    if (this.refuse) return json(res, this.refuse.body, this.refuse.status);
     let body: { input?: Item[] };
     try {
       body = JSON.parse(raw);
@@ -104,10 +74,5 @@ export class ResponsesStandIn {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     for (const e of events) res.write(`event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`);
     res.end();
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
