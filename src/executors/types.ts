@@ -19,6 +19,17 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   };
 }
 
+/**
+ * This turn's share of a running total: `total` less what the session reported `before`. A total
+ * below the earlier one is not a running total (a new session under an old id): it is taken whole.
+ */
+export function usageSince(total: TokenUsage, before: TokenUsage | undefined): TokenUsage {
+  if (before === undefined) return total;
+  const grew = total.input >= before.input && total.output >= before.output && total.cacheRead >= before.cacheRead && total.cacheWrite >= before.cacheWrite;
+  if (!grew) return total;
+  return { input: total.input - before.input, output: total.output - before.output, cacheRead: total.cacheRead - before.cacheRead, cacheWrite: total.cacheWrite - before.cacheWrite };
+}
+
 /** What one iteration's prompt is made of; `text` is the whole of it, in order. */
 export interface Prompt {
   /** The instructions ralph adds (signals, summary path, observation format). Stable across iterations. */

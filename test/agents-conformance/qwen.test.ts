@@ -18,7 +18,4 @@ describeConformance({
   }),
   streamFormat: 'qwen-json',
   conversation: { word: 'session', id: /"session_id":"([^"]+)"/ },
-  // Its `result` after --resume reports the session's running total (7,500 input tokens where the
-  // resumed iteration sent 3,000), and ralph's qwen-json counts it whole: the earlier iteration twice.
-  resumedTokensUnchecked: 'qwen-json counts the running total Qwen Code reports after a resume',
 });

@@ -16,7 +16,7 @@
 // (it speaks OpenAI-compatible APIs, where prompt tokens do): they are taken out.
 import { limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent, TokenUsage } from '../types.js';
-import { addUsage, ZERO_USAGE } from '../types.js';
+import { addUsage, usageSince, ZERO_USAGE } from '../types.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import {
   ERROR_MAX,
@@ -110,6 +110,11 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     private readonly agent: string = 'claude',
     /** The agent's input_tokens include its cache reads (Qwen Code, which speaks OpenAI-compatible APIs). */
     private readonly cacheInInput = false,
+    /**
+     * Present when the agent's `result` holds the session's running total rather than this run's
+     * (Qwen Code after `--resume`): session id → the last total, kept across iterations.
+     */
+    private readonly sessionTotals?: Map<string, TokenUsage>,
   ) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
@@ -236,12 +241,19 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     return out;
   }
 
+  private turnTokens(reported: TokenUsage, session: string | undefined): TokenUsage {
+    if (this.sessionTotals === undefined || session === undefined) return reported;
+    const before = this.sessionTotals.get(session);
+    this.sessionTotals.set(session, reported);
+    return usageSince(reported, before);
+  }
+
   private result(event: JsonObject): ExecutorEvent[] {
     this.resultSeen = true;
     const out: ExecutorEvent[] = [
       {
         type: 'usage',
-        tokens: modelUsageTokens(event.modelUsage, this.cacheInInput) ?? tokensOf(asObject(event.usage) ?? {}, this.cacheInInput),
+        tokens: this.turnTokens(modelUsageTokens(event.modelUsage, this.cacheInInput) ?? tokensOf(asObject(event.usage) ?? {}, this.cacheInInput), asString(event.session_id)),
         costUsd: asCost(event.total_cost_usd),
       },
       ...this.sessionEvent(event.session_id),

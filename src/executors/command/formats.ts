@@ -1,6 +1,7 @@
 // What ralph knows about each stream format (docs/agents.md): how its stdout is decoded, and how
 // the agent is asked to stop. The decoder of a format is made per iteration; what must outlive an
-// iteration (Codex's running token totals per thread) is kept by the executor and handed in.
+// iteration (Codex's and Qwen Code's running token totals per session) is kept by the executor
+// and handed in.
 import type { StreamFormat } from '../../loop/types.js';
 import { ClaudeStreamDecoder } from './claude-stream.js';
 import { CodexStreamDecoder, type CodexLedger } from './codex-stream.js';
@@ -8,14 +9,17 @@ import { CursorStreamDecoder } from './cursor-stream.js';
 import { GeminiStreamDecoder } from './gemini-stream.js';
 import { OpencodeStreamDecoder } from './opencode-stream.js';
 import type { StreamDecoder } from './stream-decoder.js';
+import type { TokenUsage } from '../types.js';
 
 /** What lives across the iterations of one executor. */
 export interface FormatMemory {
   codexTotals: CodexLedger;
+  /** Qwen Code's running token totals per session (its `result` after `--resume` counts the whole session). */
+  qwenTotals: Map<string, TokenUsage>;
 }
 
 export function newFormatMemory(): FormatMemory {
-  return { codexTotals: new Map() };
+  return { codexTotals: new Map(), qwenTotals: new Map() };
 }
 
 /** The decoder of a JSON format; undefined for text. */
@@ -26,7 +30,7 @@ export function decoderFor(format: StreamFormat, memory: FormatMemory): StreamDe
     case 'claude-json':
       return new ClaudeStreamDecoder();
     case 'qwen-json':
-      return new ClaudeStreamDecoder('qwen-json', 'qwen', true);
+      return new ClaudeStreamDecoder('qwen-json', 'qwen', true, memory.qwenTotals);
     case 'amp-json':
       return new ClaudeStreamDecoder('amp-json', 'amp');
     case 'cursor-json':

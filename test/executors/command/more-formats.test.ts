@@ -132,6 +132,22 @@ describe('claude-json limits', () => {
 });
 
 describe('Claude-compatible formats under their own names', () => {
+  it("qwen-json: after --resume Qwen Code's result holds the session's running total; each iteration counts its own share", () => {
+    const memory = newFormatMemory();
+    const result = (session: string, input: number, output: number) => ({ type: 'result', subtype: 'success', is_error: false, session_id: session, usage: { input_tokens: input, output_tokens: output } });
+    const usage = (events: ReturnType<typeof decode>) => events.filter((e) => e.type === 'usage').map((e) => (e as { tokens: unknown }).tokens);
+    // The first iteration, then the same session resumed: 7,500 in all, of which 4,500 are new.
+    expect(usage(decode([result('s1', 3000, 100)], decoderFor('qwen-json', memory)!))).toEqual([{ input: 3000, output: 100, cacheRead: 0, cacheWrite: 0 }]);
+    expect(usage(decode([result('s1', 7500, 250)], decoderFor('qwen-json', memory)!))).toEqual([{ input: 4500, output: 150, cacheRead: 0, cacheWrite: 0 }]);
+    // A fresh session starts its own total; a total below the last is a new session under an old id, taken whole.
+    expect(usage(decode([result('s2', 2000, 50)], decoderFor('qwen-json', memory)!))).toEqual([{ input: 2000, output: 50, cacheRead: 0, cacheWrite: 0 }]);
+    expect(usage(decode([result('s1', 1000, 10)], decoderFor('qwen-json', memory)!))).toEqual([{ input: 1000, output: 10, cacheRead: 0, cacheWrite: 0 }]);
+    // Claude Code's result is per run: never reduced.
+    const claudeMemory = newFormatMemory();
+    decode([result('s1', 3000, 100)], decoderFor('claude-json', claudeMemory)!);
+    expect(usage(decode([result('s1', 7500, 250)], decoderFor('claude-json', claudeMemory)!))).toEqual([{ input: 7500, output: 250, cacheRead: 0, cacheWrite: 0 }]);
+  });
+
   it("qwen-json: Qwen Code's input_tokens include the cache reads (as Qwen Code 0.24.4 printed them); Claude's do not", () => {
     const result = { type: 'result', subtype: 'success', is_error: false, usage: { input_tokens: 4500, output_tokens: 180, cache_read_input_tokens: 3000, total_tokens: 4680 } };
     const qwen = decode([result], decoderFor('qwen-json', newFormatMemory())!);
