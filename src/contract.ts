@@ -272,6 +272,8 @@ export const QUEUE = {
   connectTimeoutMs: 5_000,
   /** Bound on `git ls-remote` when the coordinator checks the remote. */
   remoteCheckTimeoutMs: 20_000,
+  /** A worker's workdir lock not touched for this long belongs to a worker that is gone (docs/queue.md). */
+  workdirLockStaleMs: 30_000,
   /** BullMQ's defaults for a worker's job lock and the stalled-job check. */
   lockDurationMs: 30_000,
   stalledIntervalMs: 30_000,
