@@ -1,18 +1,10 @@
 // A plan's work, committed on its branch when the plan ends (docs/first-hour.md), so a reviewer
 // reviews branches, not folders. Also the seam for queue workers: any caller with a worktree on
 // a branch can use it.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { git } from '../util/git.js';
 
 /** Used only when the repository has no identity configured: a commit must not fail for want of one. */
 const FALLBACK_IDENTITY = { name: 'ralph', email: 'ralph@localhost' };
-
-async function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, ...(env ? { env } : {}) });
-  return stdout.trim();
-}
 
 /** `env` with ralph's identity where neither `env` nor git's config at `cwd` names one. */
 export async function withFallbackIdentity(cwd: string, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
@@ -34,7 +26,7 @@ export class BranchMismatchError extends Error {}
  */
 export async function commitPlanBranch(o: { cwd: string; branch: string; message: string }): Promise<{ commit: string | null }> {
   // One question answers two: which branch the worktree is on, and whether anything changed.
-  const status = (await git(o.cwd, ['status', '--porcelain=v2', '--branch', '-z'])).split('\0');
+  const status = (await git(o.cwd, ['status', '--porcelain=v2', '--branch', '-z'], { untrimmed: true })).split('\0');
   const onBranch = status.find((l) => l.startsWith('# branch.head '))?.slice('# branch.head '.length);
   if (onBranch !== o.branch) {
     const head = onBranch === undefined || onBranch === '(detached)' ? '(detached HEAD)' : onBranch;
@@ -42,7 +34,7 @@ export async function commitPlanBranch(o: { cwd: string; branch: string; message
   }
   if (!status.some((l) => l !== '' && !l.startsWith('# '))) return { commit: null };
   await git(o.cwd, ['add', '--all']);
-  await git(o.cwd, ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', o.message], await withFallbackIdentity(o.cwd, process.env));
+  await git(o.cwd, ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', o.message], { env: await withFallbackIdentity(o.cwd, process.env) });
   return { commit: await git(o.cwd, ['rev-parse', 'HEAD']) };
 }
 

@@ -2,20 +2,12 @@
 // so a plan edited but not committed, or an agent script never added, would be silently missing
 // from them: such files are named before anything runs and the batch refuses, unless
 // --allow-dirty, where the worktrees start from a snapshot commit of the working tree instead.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { git } from '../util/git.js';
 import { withFallbackIdentity } from './commit-plan-branch.js';
-
-const run = promisify(execFile);
-
-async function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, ...(env ? { env } : {}) });
-  return stdout;
-}
 
 export interface BatchInput {
   /** Absolute path. */
@@ -50,7 +42,7 @@ export async function dirtyInputs(repo: string, inputs: BatchInput[]): Promise<D
     .map((i) => ({ ...i, rel: relative(repo, i.path) }))
     .filter((i) => i.rel !== '' && !i.rel.startsWith('..') && !isAbsolute(i.rel));
   if (inside.length === 0) return [];
-  const out = await git(repo, ['--literal-pathspecs', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored=matching', '--', ...new Set(inside.map((i) => i.rel))]);
+  const out = await git(repo, ['--literal-pathspecs', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored=matching', '--', ...new Set(inside.map((i) => i.rel))], { untrimmed: true });
   const states = new Map<string, DirtyInput['state']>();
   const entries = out.split('\0');
   for (let i = 0; i < entries.length; i++) {
@@ -77,15 +69,15 @@ export async function snapshotWorkingTree(repo: string, message: string): Promis
   const dir = await mkdtemp(join(tmpdir(), 'ralph-index-'));
   try {
     const env = await withFallbackIdentity(repo, { ...process.env, GIT_INDEX_FILE: join(dir, 'index') });
-    await git(repo, ['read-tree', 'HEAD'], env);
-    await git(repo, ['add', '--all'], env);
-    const tree = (await git(repo, ['write-tree'], env)).trim();
-    return (await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-m', message], env)).trim();
+    await git(repo, ['read-tree', 'HEAD'], { env });
+    await git(repo, ['add', '--all'], { env });
+    const tree = await git(repo, ['write-tree'], { env });
+    return await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-m', message], { env });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 export async function headCommit(repo: string): Promise<string> {
-  return (await git(repo, ['rev-parse', 'HEAD^{commit}'])).trim();
+  return git(repo, ['rev-parse', 'HEAD^{commit}']);
 }

@@ -1,17 +1,9 @@
 // Isolation for concurrent plans: each gets its own `git worktree` on its own branch, so two
 // agents editing the same file never see each other's changes. Worktrees are kept afterwards
 // for review.
-import { execFile } from 'node:child_process';
 import { isAbsolute, join, relative } from 'node:path';
-import { promisify } from 'node:util';
+import { git, GitError } from '../util/git.js';
 import { pathExists } from '../util/path-exists.js';
-
-const run = promisify(execFile);
-
-async function git(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, maxBuffer: 16 * 1024 * 1024 });
-  return stdout.trim();
-}
 
 /** The top folder of the git repository holding `cwd`, or null outside one (or without git). */
 export async function gitTopLevel(cwd: string): Promise<string | null> {
@@ -61,7 +53,7 @@ export function ensureWorktree(repo: string, path: string, branch: string, base 
     try {
       await git(repo, args);
     } catch (error) {
-      const stderr = (error as { stderr?: string }).stderr?.trim();
+      const stderr = error instanceof GitError ? error.stderr.trim() : undefined;
       throw new Error(`git worktree add failed for ${path}: ${stderr || (error as Error).message}`);
     }
   });

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathExists } from '../util/path-exists.js';
-import { git, GitError } from './git.js';
+import { git, GitError } from '../util/git.js';
 
 /** The worker cannot get the code at all: the job goes back to the queue for another worker. */
 export class CloneError extends Error {}

@@ -6,7 +6,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { QUEUE } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { BatchPlan } from '../batch/index.js';
-import { git, GitError } from './git.js';
+import { git, GitError } from '../util/git.js';
 
 export interface RepoRemote {
   /** The repository's top folder on this machine. */

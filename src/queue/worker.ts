@@ -12,7 +12,7 @@ import { branchName, RETRYABLE, runDirName, type RunPlanFn } from '../batch/inde
 import type { RunEvent } from '../loop/index.js';
 import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import { Checkouts, CloneError } from './checkout.js';
-import { git } from './git.js';
+import { git } from '../util/git.js';
 import { batchKey, reportField, type AttemptReport, type JobProgress, type QueueJobData, type WorkerRef } from './job.js';
 import { openRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';

@@ -1,10 +1,14 @@
-// git for the queue: one promise-returning call with a bound on its time, git never prompting
-// for a password (a worker has nobody to answer), and errors that carry git's own words.
+// git for batches and the queue: one promise-returning call with a bound on its time, git never
+// prompting for a password (an overnight run, or a worker, has nobody to answer), messages in
+// English (callers read them), and errors that carry git's own words. The loop's few questions,
+// which want null rather than an error, are in src/loop/git.ts.
 import { execFile } from 'node:child_process';
 
 export interface GitOptions {
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Output as git wrote it: `--porcelain` lines start with a space that trimming would take. */
+  untrimmed?: boolean;
 }
 
 export class GitError extends Error {
@@ -31,7 +35,7 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
         env: { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true', LC_ALL: 'C' },
       },
       (error, stdout, stderr) => {
-        if (!error) return resolve(stdout.trim());
+        if (!error) return resolve(options.untrimmed ? stdout : stdout.trim());
         const e = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
         const words = stderr.trim().split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ');
         const why = e.killed && options.timeoutMs ? `no answer within ${Math.round(options.timeoutMs / 1000)}s` : words || e.message;
