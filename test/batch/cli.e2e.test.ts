@@ -1,15 +1,14 @@
 // End to end through the built CLI (`node bin/ralph.js batch`) with the scripted agent in
 // test/fixtures/batch/agent.mjs. Needs dist/ (npm run build).
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import { tempDir } from './helpers.js';
 import { isRunning as alive } from '../helpers/processes.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin', 'ralph.js');
 const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
 
 function plan(dir: string, id: string, behaviour: string): void {
@@ -20,23 +19,8 @@ function plan(dir: string, id: string, behaviour: string): void {
   );
 }
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function ralph(args: string[], cwd: string, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-    onStart?.(child);
-  });
+function ralph(args: string[], cwd: string, onStart?: (child: ChildProcess) => void): Promise<Ran> {
+  return runRalph(args, { cwd, ...(onStart ? { onStart } : {}) });
 }
 
 

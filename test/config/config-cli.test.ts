@@ -2,28 +2,19 @@
 // plan, the config file's line, default), and no secret in what it prints. `--notify` refuses
 // what is not a target.
 import { AGENT_PRESETS } from '../../src/agents/index.js';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runRalph, type Ran } from '../helpers/run-ralph.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/ralph.js');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ANTHROPIC_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return runRalph(args, { cwd, env: { ANTHROPIC_API_KEY: '', ...env } });
 }
 
 function project(): string {

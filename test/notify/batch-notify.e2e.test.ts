@@ -1,15 +1,13 @@
 // `ralph batch` with a config file: per-plan ended/blocked, batch_ended with the index's first
 // line and the report, after_plan and after_batch hooks, the config's agent and batch defaults.
 // Built CLI, the batch fixture agent, a real receiver on 127.0.0.1.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 import { tempDir } from '../batch/helpers.js';
 import { recorder, type Receiver } from './receivers.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin', 'ralph.js');
 const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
 
 const receivers: Receiver[] = [];
@@ -25,16 +23,8 @@ function plan(dir: string, id: string, behaviour: string): void {
   );
 }
 
-function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return runRalph(args, { cwd, env });
 }
 
 describe('ralph batch with notifications and hooks', () => {

@@ -1,34 +1,17 @@
 // `ralph validate` as a user runs it: the built CLI (npm test builds dist/ first).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 import { isRunning } from '../helpers/processes.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const VALID = 'test/fixtures/plans/valid';
 const BROKEN = 'test/fixtures/plans/broken';
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  pid: number;
-}
-
 function ralph(...args: string[]): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['bin/ralph.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr, pid: child.pid! }));
-  });
+  return runRalph(args);
 }
-
 
 beforeAll(() => {
   if (!existsSync(resolve(ROOT, 'dist/cli/validate.js'))) {
