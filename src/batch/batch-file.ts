@@ -1,8 +1,9 @@
 // `{out}/batch.json`: written when the batch starts (so --resume knows its plans and options) and
 // rewritten when it ends (with every plan's row and the exit code). Documented in the README.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { keepOutOfGit } from '../runs/git-ignore.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import type { BatchPlan, IsolateMode, PlanRow, SharedExecOptions } from './types.js';
 
@@ -34,6 +35,32 @@ export interface BatchFile {
   complete: number | null;
   exitCode: number | null;
   results: PlanRow[];
+}
+
+/**
+ * A new batch's record, before any plan ran. Its folder is made here, kept out of git (an agent's
+ * `git add -A` never picks it up), and nothing is written into it yet.
+ */
+export async function newBatchFile(o: Pick<BatchFile, 'cwd' | 'out' | 'batchId' | 'options' | 'repo' | 'plans'> & { at: Date; base?: string | null }): Promise<BatchFile> {
+  keepOutOfGit(o.out, o.cwd);
+  await mkdir(o.out, { recursive: true });
+  const stamp = o.at.toISOString();
+  return {
+    version: BATCH_FILE_VERSION,
+    batchId: o.batchId,
+    createdAt: stamp,
+    updatedAt: stamp,
+    cwd: o.cwd,
+    out: o.out,
+    options: o.options,
+    repo: o.repo,
+    ...(o.base !== undefined ? { base: o.base } : {}),
+    plans: o.plans,
+    status: 'running',
+    complete: null,
+    exitCode: null,
+    results: [],
+  };
 }
 
 export function writeBatchFile(out: string, file: BatchFile): Promise<void> {

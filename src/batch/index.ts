@@ -13,7 +13,7 @@ export { readFindings, indexFindings, verdictOf } from './findings-index.js';
 export { readFreshSummary, summaryPathOf } from './summary-file.js';
 export { readRows, renderIndex, batchExitCode, countComplete, INDEX_FILE, REPORT_FILE } from './index-file.js';
 export { writeBatchReport } from './report.js';
-export { writeBatchFile } from './batch-file.js';
+export { newBatchFile, writeBatchFile } from './batch-file.js';
 export { resolvePlans } from './plan-list.js';
 export { RUNS_DIR, runDirName } from './run-attempt.js';
 export { branchName } from './worktree.js';

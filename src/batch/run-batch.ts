@@ -1,12 +1,11 @@
 // `ralph batch` as a function: plans in, one `.md` result per launched plan, index.md,
 // batch.json and report.md out. It never prints and never installs signal handlers: the caller
 // passes an AbortSignal and subscribes to events.
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
+import { newBatchFile, readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
 import type { BatchEvent } from './events.js';
 import { batchExitCode, countComplete, INDEX_FILE, readRows, renderIndex, REPORT_FILE } from './index-file.js';
 import { resolvePlans } from './plan-list.js';
@@ -19,7 +18,6 @@ import { SharedLimits } from '../loop/limit-wait.js';
 import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
 import type { RunExtras } from '../loop/lifecycle.js';
-import { keepOutOfGit } from '../runs/git-ignore.js';
 import { preflight } from './preflight.js';
 import { batchIdAt, chooseBatchOut } from './batch-out.js';
 
@@ -87,25 +85,8 @@ async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFi
   const at = now();
   const { out, batchId } = await chooseBatchOut(options.cwd, options.out, batchIdAt(at));
   const { base } = await preflight({ cwd: options.cwd, plans, exec: options.exec ?? {}, isolate, repo, allowDirty: options.allowDirty === true, batchId });
-  keepOutOfGit(out, options.cwd);
-  await mkdir(out, { recursive: true });
-  const stamp = at.toISOString();
-  return {
-    version: 1,
-    batchId,
-    createdAt: stamp,
-    updatedAt: stamp,
-    cwd: options.cwd,
-    out,
-    options: { concurrency, isolate, planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} },
-    repo,
-    base,
-    plans,
-    status: 'running',
-    complete: null,
-    exitCode: null,
-    results: [],
-  };
+  const batchOptions = { concurrency, isolate, planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} };
+  return newBatchFile({ cwd: options.cwd, out, batchId, at, options: batchOptions, repo, base, plans });
 }
 
 async function resumedBatch(options: BatchOptions, now: () => Date): Promise<BatchFile> {

@@ -702,7 +702,7 @@ class PlanRun {
     if (decision.kind !== 'none') state.consecutiveStalls = 0;
     if (decision.kind === 'none') {
       this.explainNearMisses(result);
-      const denied = this.countDenials(n, result);
+      const denied = this.countDenials(result);
       if (denied) return denied;
     } else {
       state.consecutiveDenials = 0;
@@ -838,7 +838,7 @@ class PlanRun {
    * Tool calls the agent's permissions refused: named in the next prompt; in --max-stalls
    * iterations in a row they end the run blocked, as only a person can change the permissions.
    */
-  private countDenials(n: number, result: IterationResult | undefined): Ending | undefined {
+  private countDenials(result: IterationResult | undefined): Ending | undefined {
     const { state, config } = this;
     const denials = result?.denials ?? [];
     if (denials.length === 0) {

@@ -3,9 +3,7 @@
 // shared BullMQ queue, and collects the workers' reports into the same files a local batch writes.
 // It never prints and never installs signal handlers: the caller passes an AbortSignal (Ctrl+C
 // cancels the batch's waiting jobs and asks the running ones to stop) and subscribes to events.
-import { keepOutOfGit } from '../runs/git-ignore.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Queue } from 'bullmq';
@@ -23,6 +21,7 @@ import {
   renderIndex,
   REPORT_FILE,
   resolvePlans,
+  newBatchFile,
   writeBatchFile,
   writeBatchReport,
   type BatchEvent,
@@ -100,24 +99,9 @@ async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () 
   await probeRedis(q);
   const at = now();
   const { out, batchId } = await chooseBatchOut(options.cwd, options.out, queuedBatchId(at));
-  // As a local batch's: an agent's `git add -A` never picks up the batch folder.
-  keepOutOfGit(out, options.cwd);
-  await mkdir(out, { recursive: true });
-  const stamp = at.toISOString();
+  const batchOptions = { concurrency: 0, isolate: 'worktree' as const, planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} };
   return {
-    version: 1,
-    batchId,
-    createdAt: stamp,
-    updatedAt: stamp,
-    cwd: options.cwd,
-    out,
-    options: { concurrency: 0, isolate: 'worktree', planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} },
-    repo: remote.top,
-    plans,
-    status: 'running',
-    complete: null,
-    exitCode: null,
-    results: [],
+    ...(await newBatchFile({ cwd: options.cwd, out, batchId, at, options: batchOptions, repo: remote.top, plans })),
     queue: {
       url: q.display,
       name: QUEUE.name,

@@ -10,7 +10,7 @@ import { byFirstByte, NeedleCursor } from './needle.js';
 import { boundText, nearMiss, unclosedNearMiss } from './near-miss.js';
 import { nearMissShaped, skipQuietLines, type LineSkip } from './quiet-lines.js';
 import { parseObservation, type ObservationRecord } from './observation.js';
-import { APOS, BACKTICK, CR, GT, HASH, LF, LT, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
+import { APOS, BACKTICK, CR, GT, HASH, LF, QUOTE, SLASH, SPACE, TAB, TILDE } from './bytes.js';
 
 export type IgnoredWhy = 'inside a code fence' | 'inside an observation';
 
