@@ -16,6 +16,11 @@ export async function withFallbackIdentity(cwd: string, env: NodeJS.ProcessEnv):
 
 export class BranchMismatchError extends Error {}
 
+/** The message of an attempt's commit (docs/batch.md "Branch commits"), for local and queued batches alike. */
+export function planCommitMessage(o: { plan: string; planPath: string; outcome: string; reason: string; run: string; attempt: number }): string {
+  return `ralph: ${o.plan} ${o.outcome} (run ${o.run}, attempt ${o.attempt})\n\nPlan: ${o.planPath}\nOutcome: ${o.outcome}\nReason: ${o.reason}\nRun: ${o.run}\n`;
+}
+
 /**
  * Commits every change in the worktree at `cwd` (tracked, and untracked files git does not ignore)
  * on `branch`, with `message`. Returns the new commit, or null when there was nothing to commit:

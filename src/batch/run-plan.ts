@@ -3,7 +3,7 @@
 // a second failure leaves an error stub.
 import { rename } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
-import { branchHead, commitPlanBranch } from './commit-plan-branch.js';
+import { branchHead, commitPlanBranch, planCommitMessage } from './commit-plan-branch.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { indexFindings, readFindings, verdictOf, type IndexedFinding } from './findings-index.js';
 import { moveAside, partialPath, resultPath } from './partial-file.js';
@@ -25,7 +25,7 @@ async function commitAttempt(ctx: PlanContext, end: AttemptEnd, attempt: number)
   const iso = ctx.isolation;
   if (!iso) return null;
   const runId = end.result?.run ?? basename(end.runDir);
-  const message = `ralph: ${ctx.plan.id} ${end.outcome} (run ${runId}, attempt ${attempt})\n\nPlan: ${ctx.plan.path}\nOutcome: ${end.outcome}\nReason: ${end.reason}\nRun: ${runId}\n`;
+  const message = planCommitMessage({ plan: ctx.plan.id, planPath: ctx.plan.path, outcome: end.outcome, reason: end.reason, run: runId, attempt });
   try {
     await commitPlanBranch({ cwd: iso.worktree, branch: iso.branch, message });
   } catch (error) {

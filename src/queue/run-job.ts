@@ -2,7 +2,7 @@
 // the work committed on the plan's branch and pushed, and a report holding the outcome,
 // result.json, the findings and the per-plan result file, in the local batch's format.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DEFAULTS, RUN_FILES } from '../contract.js';
 import {
   indexFindings,
@@ -16,6 +16,8 @@ import {
   type RunPlanFn,
 } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
+import type { SharedLimits } from '../loop/limit-wait.js';
+import { planCommitMessage } from '../batch/commit-plan-branch.js';
 import { attemptExitCode, endingOf, runBounded } from '../batch/bounded-run.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
@@ -34,8 +36,12 @@ export interface JobAttemptInput {
   /** Earlier attempts' files in the coordinator's batch folder, for the result file. */
   previous: string[];
   runPlan: RunPlanFn;
+  /** The worker's plans wait for one agent's limit together, as a local batch's do (docs/overnight.md). */
+  sharedLimits: SharedLimits;
   signal: AbortSignal;
   onEvent: (e: RunEvent) => void;
+  /** Whether the worker handed this attempt back to the queue (a second SIGTERM). */
+  handedBack: () => boolean;
   /** Commits the checkout's changes on its branch (commitPlanBranch, run where the worker's git calls allow). */
   commit: (message: string) => Promise<{ commit: string | null }>;
   /** The checkout's HEAD commit. */
@@ -90,24 +96,28 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
     signal: input.signal,
     planTimeoutMs,
     graceMs,
-    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, runDir: input.runDir }, { signal, onEvent }),
+    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, runDir: input.runDir }, { signal, onEvent, sharedLimits: input.sharedLimits }),
   });
   const { outcome, reason, result } = endingOf(run, planTimeoutMs, graceMs);
 
   let pushed: string | null = null;
   let pushError: string | null = null;
   const clock = () => input.now().toISOString().slice(11, 19);
-  try {
-    const { commit } = await input.commit(`ralph: ${data.plan} (batch ${data.batchId}, attempt ${attempt}): ${outcome}`);
-    if (commit) line(`- ${clock()} committed ${commit.slice(0, 12)} on ${input.branch}`);
-    // The agent may have committed too: push whatever the branch now points at.
-    const head = commit ?? (await input.head());
-    await input.push(head);
-    pushed = head;
-    line(`- ${clock()} pushed ${input.branch} at ${pushed.slice(0, 12)}`);
-  } catch (error) {
-    pushError = message(error);
-    line(`- ${clock()} warning: the branch was not pushed: ${pushError}`);
+  // A plan handed back to the queue starts afresh elsewhere: nothing of this attempt is kept.
+  if (!input.handedBack()) {
+    try {
+      const runId = result?.run ?? basename(input.runDir);
+      const { commit } = await input.commit(planCommitMessage({ plan: data.plan, planPath: data.planPath, outcome, reason, run: runId, attempt }));
+      if (commit) line(`- ${clock()} committed ${commit.slice(0, 12)} on ${input.branch}`);
+      // The agent may have committed too: push whatever the branch now points at.
+      const head = commit ?? (await input.head());
+      await input.push(head);
+      pushed = head;
+      line(`- ${clock()} pushed ${input.branch} at ${pushed.slice(0, 12)}`);
+    } catch (error) {
+      pushError = message(error);
+      line(`- ${clock()} warning: the branch was not pushed: ${pushError}`);
+    }
   }
 
   const findings = indexFindings(await readFindings(input.runDir).catch(() => []));

@@ -10,6 +10,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { branchName, RETRYABLE, runDirName, type RunPlanFn } from '../batch/index.js';
 import type { RunEvent } from '../loop/index.js';
+import { SharedLimits } from '../loop/limit-wait.js';
 import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import { Checkouts, CloneError } from './checkout.js';
 import { git } from '../util/git.js';
@@ -54,6 +55,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
   await mkdir(workdir, { recursive: true });
   const unlockWorkdir = lockWorkdir(workdir);
   const checkouts = new Checkouts(workdir);
+  const sharedLimits = new SharedLimits();
   const me: WorkerRef = { id: `${hostname()}-${process.pid}`, host: hostname(), pid: process.pid };
   let lastRedisError = '';
   const redis = openRedis(options.queue, (m) => {
@@ -90,7 +92,8 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
         remote: data.remote,
         commit: data.commit,
         branch,
-        continueBranch: tentative > data.firstAttempt,
+        // Any earlier attempt (a retry, a resumed batch's run again) may have pushed the branch.
+        continueBranch: tentative > 1,
       });
     } catch (error) {
       if (!(error instanceof CloneError)) throw error;
@@ -141,7 +144,9 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
         branch,
         previous: Array.from({ length: Math.max(0, attempt - data.firstAttempt) }, (_, i) => `attempts/${data.plan}.attempt-${data.firstAttempt + i}.md`),
         runPlan: deps.runPlan,
+        sharedLimits,
         signal: controller.signal,
+        handedBack: () => controller.signal.aborted && controller.signal.reason === HAND_BACK,
         onEvent: (e: RunEvent) => {
           if (e.type === 'iteration-start') {
             progress.iteration = e.iteration;

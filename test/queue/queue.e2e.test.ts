@@ -96,6 +96,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const id = batchIdOf(out);
     expect(branches(w)).toEqual(['a', 'b', 'c', 'd', 'e', 'f'].map((p) => `ralph/${id}/${p}`));
     expect(git(w.remote, 'show', `ralph/${id}/f:notes.txt`)).toBe('start\nf');
+    // Committed as a local batch commits (docs/batch.md "Branch commits").
+    expect(git(w.remote, 'log', '-1', '--format=%B', `ralph/${id}/a`)).toMatch(/^ralph: a complete \(run \S+, attempt 1\)\n\nPlan: plans\/a\.md\nOutcome: complete\nReason: .+\nRun: \S+$/);
     expect(git(w.remote, 'show', `ralph/${id}/a:plans/a.summary.json`)).toContain('"plan":"a"');
     expect(git(w.remote, 'show', 'main:notes.txt')).toBe('start');
     expect(coordinator.stderr).toMatch(/a: attempt 1 started on ralph\/\S+\/a by worker /);
@@ -310,6 +312,9 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(w2.stderr).toContain('handed back to the queue');
     expect(existsSync(join(out, 'd2.md'))).toBe(false);
     expect(Date.now() - handedAt).toBeLessThan(10_000);
+    // Nothing of the handed-back attempt is kept: its plan starts afresh elsewhere, so its branch
+    // is not pushed (a later attempt's work could not be pushed on top of it).
+    expect(branches(w)).toEqual([`ralph/${batchIdOf(out)}/d1`]);
 
     const w3 = await startWorker(w, redis!.url, 'w3');
     expect(await coordinator.exited).toBe(0);
