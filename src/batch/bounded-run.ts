@@ -1,7 +1,7 @@
 // One plan's run, bounded (docs/batch.md, docs/queue.md): stopped when its batch (or worker) stops
 // or at --plan-timeout, and left behind as a straggler when it does not stop within a grace
 // period. Shared by local attempts (run-attempt.ts) and queue workers (src/queue/run-job.ts).
-import { EXIT_CODES } from '../contract.js';
+import { DEFAULTS, EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
 import type { RunResult } from '../loop/types.js';
 import type { AttemptOutcome } from './types.js';
@@ -51,9 +51,13 @@ export function attemptExitCode(outcome: AttemptOutcome, result: RunResult | nul
   return result?.exitCode ?? (outcome === 'interrupted' ? EXIT_CODES.interrupted : outcome === 'invalid' ? EXIT_CODES.usage : EXIT_CODES.failed);
 }
 
-function message(error: unknown): string {
+/** What went wrong, in words: an Error's message, or the thrown value itself. */
+export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** How long a stopped plan's run may take to wind down before its attempt gives up on it. */
+export const STRAGGLER_GRACE_MS = DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs;
 
 /** The attempt's outcome and reason from how its bounded run ended. */
 export function endingOf({ settled, timedOut }: BoundedRun, planTimeoutMs: number | undefined, graceMs: number): { outcome: AttemptOutcome; reason: string; result: RunResult | null } {

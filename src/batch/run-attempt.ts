@@ -10,7 +10,7 @@ import { partialPath, PartialWriter } from './partial-file.js';
 import { progressLine, renderHeader } from './result-file.js';
 import type { AttemptOutcome, BatchPlan, RunPlanFn, SharedExecOptions } from './types.js';
 import { ensureWorktree, insideWorktree, planInWorktree } from './worktree.js';
-import { attemptExitCode, endingOf, runBounded } from './bounded-run.js';
+import { attemptExitCode, endingOf, message, runBounded } from './bounded-run.js';
 
 export const RUNS_DIR = 'runs';
 export const WORKTREES_DIR = 'worktrees';
@@ -57,10 +57,6 @@ export interface AttemptEnd {
   startedAt: Date;
   runDir: string;
   planPath: string;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {

@@ -2,7 +2,7 @@
 // batch.json and report.md out. It never prints and never installs signal handlers: the caller
 // passes an AbortSignal and subscribes to events.
 import { join, resolve } from 'node:path';
-import { DEFAULTS } from '../contract.js';
+import { STRAGGLER_GRACE_MS } from './bounded-run.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { newBatchFile, readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
@@ -158,7 +158,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
           wantOutput: deps.wantOutput ?? false,
           batchSignal: signal,
           planTimeoutMs: file.options.planTimeoutMs ?? undefined,
-          stragglerGraceMs: deps.stragglerGraceMs ?? DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs,
+          stragglerGraceMs: deps.stragglerGraceMs ?? STRAGGLER_GRACE_MS,
           isolation: isolationOf(plan),
           ...(deps.extras ? { extras: deps.extras } : {}),
           emit,

@@ -104,6 +104,9 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
         const { runQueuedBatch } = await import('../queue/index.js');
         const refused = flags.concurrency !== undefined ? '--concurrency' : flags.isolate !== undefined ? '--isolate' : undefined;
         if (refused) throw new UsageError(`${refused} does not apply to a queued batch: each worker sets its own (ralph worker --concurrency N) and always uses a checkout per plan`);
+        if (flags.allowDirty === true) {
+          throw new UsageError('--allow-dirty does not apply to a queued batch: workers run the plans as committed and pushed', 'commit the plans and push: git push');
+        }
         if (flags.config !== undefined) {
           throw new UsageError('--config does not apply to a queued batch: each worker reads the config file of its checkout', `commit the settings as ${CONFIG_FILE} in the repository, and push`);
         }

@@ -16,8 +16,6 @@ export class CloneError extends Error {}
 
 export interface JobCheckout {
   path: string;
-  /** What the plan started from: the job's commit, or the branch a previous attempt pushed. */
-  base: string;
   /** The job is done with the checkout: the next job may have it. */
   release: () => void;
 }
@@ -26,10 +24,10 @@ export class Checkouts {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly pushes = new Map<string, PendingPush[]>();
 
-  constructor(
-    private readonly workdir: string,
-    private readonly timeoutMs = 10 * 60_000,
-  ) {}
+  /** Bound on a clone, fetch or push: a remote that stops answering must not hold the worker for ever. */
+  private readonly timeoutMs = 10 * 60_000;
+
+  constructor(private readonly workdir: string) {}
 
   private serial<T>(key: string, step: () => Promise<T>): Promise<T> {
     const next = (this.chains.get(key) ?? Promise.resolve()).then(step);
@@ -109,7 +107,7 @@ export class Checkouts {
       const path = this.freeSlot(dir);
       try {
         await this.checkOut(dir, path, input.branch, base);
-        return { path, base: base === input.commit ? input.commit : await git(dir, ['rev-parse', base]), release: () => this.busy.delete(path) };
+        return { path, release: () => this.busy.delete(path) };
       } catch (error) {
         this.busy.delete(path);
         throw error;

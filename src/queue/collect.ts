@@ -24,11 +24,7 @@ import {
 } from '../batch/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { pathExists } from '../util/path-exists.js';
-import type { AttemptReport, JobProgress, WorkerRef } from './job.js';
-
-export function workerName(w: WorkerRef): string {
-  return `${w.host} (pid ${w.pid})`;
-}
+import { workerName, type AttemptReport, type JobProgress } from './job.js';
 
 interface PlanState {
   plan: BatchPlan;
@@ -77,11 +73,6 @@ export class Collector {
   markNotRun(plan: string): void {
     const s = this.states.get(plan);
     if (s) s.notRun = true;
-  }
-
-  reopen(plan: string): void {
-    const s = this.states.get(plan);
-    if (s) s.notRun = false;
   }
 
   /**

@@ -86,3 +86,8 @@ export function batchKey(batchId: string, key: keyof typeof QUEUE.keys): string 
 export function reportField(plan: string, attempt: number): string {
   return `${plan}#${attempt}`;
 }
+
+/** How a worker is named to people: `host (pid N)`. */
+export function workerName(w: WorkerRef): string {
+  return `${w.host} (pid ${w.pid})`;
+}

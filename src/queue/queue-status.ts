@@ -4,7 +4,7 @@
 import { Queue } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { oneLine } from '../batch/one-line.js';
-import type { JobProgress, QueueJobData } from './job.js';
+import { workerName, type JobProgress, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
 
@@ -38,7 +38,7 @@ export async function readQueueStatus(q: QueueUrl): Promise<QueueStatus> {
       return {
         batch: data.batchId,
         plan: data.plan,
-        worker: p.worker ? `${p.worker.host} (pid ${p.worker.pid})` : null,
+        worker: p.worker ? workerName(p.worker) : null,
         attempt: p.attempt ?? null,
         iteration: p.iteration ?? null,
         maxIterations: p.maxIterations ?? null,

@@ -3,7 +3,7 @@
 // result.json, the findings and the per-plan result file, in the local batch's format.
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { DEFAULTS, RUN_FILES } from '../contract.js';
+import { RUN_FILES } from '../contract.js';
 import {
   indexFindings,
   progressLine,
@@ -18,7 +18,7 @@ import {
 import type { RunEvent } from '../loop/index.js';
 import type { SharedLimits } from '../loop/limit-wait.js';
 import { planCommitMessage } from '../batch/commit-plan-branch.js';
-import { attemptExitCode, endingOf, runBounded } from '../batch/bounded-run.js';
+import { attemptExitCode, endingOf, message, runBounded, STRAGGLER_GRACE_MS } from '../batch/bounded-run.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
 /** At most this much of findings.jsonl travels back; the rest stays on the worker. */
@@ -48,10 +48,6 @@ export interface JobAttemptInput {
   head: () => Promise<string>;
   push: (head: string) => Promise<void>;
   now: () => Date;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function readCapped(path: string, max: number): Promise<string> {
@@ -91,7 +87,7 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
     }
   };
   const planTimeoutMs = data.planTimeoutMs ?? undefined;
-  const graceMs = DEFAULTS.killGraceMs + DEFAULTS.signalGraceMs;
+  const graceMs = STRAGGLER_GRACE_MS;
   const run = await runBounded({
     signal: input.signal,
     planTimeoutMs,

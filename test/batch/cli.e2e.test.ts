@@ -2,7 +2,7 @@
 // test/fixtures/batch/agent.mjs. Needs dist/ (npm run build).
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';

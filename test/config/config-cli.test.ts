@@ -4,7 +4,7 @@
 import { AGENT_PRESETS } from '../../src/agents/index.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runRalph, type Ran } from '../helpers/run-ralph.js';
 

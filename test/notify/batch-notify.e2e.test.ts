@@ -2,7 +2,7 @@
 // line and the report, after_plan and after_batch hooks, the config's agent and batch defaults.
 // Built CLI, the batch fixture agent, a real receiver on 127.0.0.1.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 import { tempDir } from '../batch/helpers.js';

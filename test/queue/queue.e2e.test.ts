@@ -370,6 +370,9 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--config', join(w.dir, 'other.yaml'), '--', process.execPath, w.agent], w.repo);
     expect(await r.exited).toBe(64);
     expect(r.stderr.split('\n')[0]).toBe('ralph: --config does not apply to a queued batch: each worker reads the config file of its checkout');
+    const dirty = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--allow-dirty', '--', process.execPath, w.agent], w.repo);
+    expect(await dirty.exited).toBe(64);
+    expect(dirty.stderr.split('\n')[0]).toBe('ralph: --allow-dirty does not apply to a queued batch: workers run the plans as committed and pushed');
   });
 
   it('a Redis that does not answer, within seconds', async () => {
