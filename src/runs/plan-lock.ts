@@ -58,9 +58,17 @@ function readHolder(path: string): LockHolder | null | 'unreadable' {
   }
 }
 
-/** Gone: on this host, and its process no longer runs (or a pid reused by something that is not ralph). */
+/** Tokens of the locks this process holds. */
+const ownTokens = new Set<string>();
+
+/**
+ * Gone: on this host, and its process no longer runs (or a pid reused by something that is not
+ * ralph). A lock naming this very process that it does not hold is an earlier life's: a
+ * container that restarts reuses its pids.
+ */
 function gone(h: LockHolder): boolean {
-  return h.host === hostname() && !ralphAlive(h.pid);
+  if (h.host !== hostname()) return false;
+  return h.pid === process.pid ? !ownTokens.has(h.token) : !ralphAlive(h.pid);
 }
 
 /** Creates `path` holding `text`, whole, or returns false when it exists. */
@@ -152,10 +160,12 @@ export function acquirePlanLock(o: { cwd: string; planPath: string; planId: stri
   const text = `${JSON.stringify(holder, null, 2)}\n`;
   const release = () => {
     held.delete(release);
+    ownTokens.delete(holder.token);
     removeIf(path, holder.token);
   };
   const lock: PlanLock = { path, holder, release };
   const taken = () => {
+    ownTokens.add(holder.token);
     track(release);
     return lock;
   };

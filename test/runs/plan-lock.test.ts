@@ -68,6 +68,15 @@ describe('the plan lock', () => {
     lock.release();
   });
 
+  it("takes over a lock naming this very process that it does not hold (an earlier life of a container that reuses its pids), but not one it holds", () => {
+    const cwd = workDir();
+    writeLock(cwd, { pid: process.pid });
+    const lock = acquirePlanLock(lockOf(cwd, 'new-run'));
+    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ runId: 'new-run', pid: process.pid });
+    expect(() => acquirePlanLock(lockOf(cwd, 'third-run'))).toThrow(/plan p is already running .*run new-run/);
+    lock.release();
+  });
+
   it('a start that saw the stale lock after another took it over does not take it again (the lost race, step by step)', () => {
     const cwd = workDir();
     const path = writeLock(cwd, { pid: deadPid() });
