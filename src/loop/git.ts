@@ -14,40 +14,23 @@ function insideRepository(cwd: string): boolean {
   }
 }
 
-/** What git printed and whether it failed; null outside a repository. */
-function runGit(cwd: string, args: string[]): Promise<{ out: string; failed: boolean } | null> {
+function git(cwd: string, args: string[]): Promise<string | null> {
   if (!insideRepository(cwd)) return Promise.resolve(null);
   return new Promise((resolve) => {
     execFile('git', args, { cwd, encoding: 'utf8', timeout: 10_000 }, (error, stdout) => {
-      resolve({ out: stdout.trim(), failed: error !== null });
+      resolve(error ? null : stdout.trim());
     });
   });
-}
-
-async function git(cwd: string, args: string[]): Promise<string | null> {
-  const ran = await runGit(cwd, args);
-  return ran === null || ran.failed ? null : ran.out;
 }
 
 export function headSha(cwd: string): Promise<string | null> {
   return git(cwd, ['rev-parse', '--verify', '-q', 'HEAD']);
 }
 
-/**
- * The repository's top-level folder (`git rev-parse --show-toplevel`) and HEAD (as headSha
- * reads it) from one git process: a run asks both when it starts. In a repository with no
- * commit yet git prints the top level, then fails on HEAD.
- */
+/** The repository's top-level folder and HEAD, which a run asks when it starts. */
 export async function rootAndHead(cwd: string): Promise<{ root: string | null; head: string | null }> {
-  const ran = await runGit(cwd, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD']);
-  if (ran === null) return { root: null, head: null };
-  if (ran.out === '') {
-    // No work tree (a folder inside .git, a bare repository): no top level, yet HEAD may resolve.
-    return { root: null, head: await headSha(cwd) };
-  }
-  if (ran.failed) return { root: ran.out, head: null };
-  const cut = ran.out.lastIndexOf('\n');
-  return cut < 0 ? { root: null, head: null } : { root: ran.out.slice(0, cut), head: ran.out.slice(cut + 1) };
+  const [root, head] = await Promise.all([git(cwd, ['rev-parse', '--show-toplevel']), headSha(cwd)]);
+  return { root, head };
 }
 
 /** Commits reachable from HEAD that were not there at `since` (null: a repo that had no commit). */

@@ -28,7 +28,7 @@ function repo(commits: number): string {
   return dir;
 }
 
-describe('rootAndHead: the top level and HEAD from one git call', () => {
+describe('rootAndHead: the top level and HEAD a run starts from', () => {
   it('in a repository with no commit yet: the top level, and no HEAD', async () => {
     const dir = repo(0);
     expect(await rootAndHead(dir)).toEqual({ root: dir, head: null });
