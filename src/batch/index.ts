@@ -11,8 +11,7 @@ export { partialPath, resultPath, moveAside, ATTEMPTS_DIR } from './partial-file
 export { renderHeader, renderResult, renderErrorStub, progressLine, parseResultFile, type ResultFacts } from './result-file.js';
 export { readFindings, indexFindings, verdictOf } from './findings-index.js';
 export { readFreshSummary, summaryPathOf } from './summary-file.js';
-export { readRows, renderIndex, batchExitCode, countComplete, INDEX_FILE, REPORT_FILE } from './index-file.js';
-export { writeBatchReport } from './report.js';
+export { finishBatch } from './finish-batch.js';
 export { newBatchFile, writeBatchFile } from './batch-file.js';
 export { resolvePlans } from './plan-list.js';
 export { RUNS_DIR, runDirName } from './run-attempt.js';

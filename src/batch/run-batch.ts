@@ -4,13 +4,12 @@
 import { join, resolve } from 'node:path';
 import { STRAGGLER_GRACE_MS } from './bounded-run.js';
 import { UsageError } from '../errors.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { newBatchFile, readBatchFile, writeBatchFile, type BatchFile } from './batch-file.js';
 import type { BatchEvent } from './events.js';
-import { batchExitCode, countComplete, INDEX_FILE, readRows, renderIndex, REPORT_FILE } from './index-file.js';
+import { finishBatch } from './finish-batch.js';
 import { resolvePlans } from './plan-list.js';
 import { runPool } from './pool.js';
-import { writeBatchReport, type ReportWriter } from './report.js';
+import type { ReportWriter } from './report.js';
 import { nextAttempt, prepareResume } from './resume.js';
 import { WORKTREES_DIR, type Isolation } from './run-attempt.js';
 import { runPlanWithRetry } from './run-plan.js';
@@ -172,22 +171,5 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
     signal,
   );
 
-  const interrupted = signal.aborted;
-  const rows = await readRows(out, file.plans, notes);
-  const reportWarning = await (deps.writeReport ?? writeBatchReport)(out);
-  if (reportWarning) emit({ type: 'warning', message: reportWarning });
-  const indexPath = join(out, INDEX_FILE);
-  await writeFileAtomic(indexPath, renderIndex(file.batchId, rows, { report: reportWarning ? null : REPORT_FILE, warnings: reportWarning ? [reportWarning] : [] }));
-  const exitCode = batchExitCode(rows, interrupted);
-  const complete = countComplete(rows);
-  await writeBatchFile(out, {
-    ...file,
-    updatedAt: now().toISOString(),
-    status: interrupted ? 'interrupted' : 'done',
-    complete,
-    exitCode,
-    results: rows,
-  });
-  emit({ type: 'batch-end', complete, total: rows.length, exitCode, interrupted, index: indexPath });
-  return { batchId: file.batchId, out, total: rows.length, complete, interrupted, exitCode, rows };
+  return finishBatch({ file, notes, interrupted: signal.aborted, emit, now, ...(deps.writeReport ? { writeReport: deps.writeReport } : {}) });
 }

@@ -5,32 +5,25 @@
 // cancels the batch's waiting jobs and asks the running ones to stop) and subscribes to events.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE } from '../contract.js';
 import { UsageError } from '../errors.js';
 import {
-  batchExitCode,
   batchIdAt,
   chooseBatchOut,
-  countComplete,
-  INDEX_FILE,
+  finishBatch,
   readBatchFile,
-  readRows,
-  renderIndex,
-  REPORT_FILE,
   resolvePlans,
   newBatchFile,
   writeBatchFile,
-  writeBatchReport,
   type BatchEvent,
   type BatchFile,
   type BatchPlan,
   type BatchSummary,
   type SharedExecOptions,
 } from '../batch/index.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { Collector } from './collect.js';
 import { batchKey, jobId, type AttemptReport, type JobProgress, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
@@ -332,17 +325,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       if (collector.pending().length > 0) await pause.wait(pollMs, cancelled ? new AbortController().signal : signal);
     }
 
-    const interrupted = cancelled;
-    const rows = await readRows(out, file.plans, notes);
-    const reportWarning = await writeBatchReport(out);
-    if (reportWarning) emit({ type: 'warning', message: reportWarning });
-    const indexPath = join(out, INDEX_FILE);
-    await writeFileAtomic(indexPath, renderIndex(batchId, rows, { report: reportWarning ? null : REPORT_FILE, warnings: reportWarning ? [reportWarning] : [] }));
-    const exitCode = batchExitCode(rows, interrupted);
-    const complete = countComplete(rows);
-    await writeBatchFile(out, { ...file, updatedAt: now().toISOString(), status: interrupted ? 'interrupted' : 'done', complete, exitCode, results: rows } as BatchFile);
-    emit({ type: 'batch-end', complete, total: rows.length, exitCode, interrupted, index: indexPath });
-    return { batchId, out, total: rows.length, complete, interrupted, exitCode, rows };
+    return await finishBatch({ file, notes, interrupted: cancelled, emit, now });
   } finally {
     await queue.close().catch(() => undefined);
     await subscriber.quit().catch(() => subscriber.disconnect());
