@@ -1,4 +1,4 @@
-export { AGENT_PRESETS, type AgentPreset, type AgentSpec } from './presets.js';
+export { AGENT_PRESETS, type AgentSpec } from './presets.js';
 export { resolveAgent, type ResolvedAgent } from './resolve-agent.js';
 export { formatFromCommand } from './detect-format.js';
 export { limitFromText, resetTime, retryAfter, type LimitMatch } from './limit-text.js';

@@ -9,39 +9,34 @@ export interface AgentSpec {
   streamFormat: StreamFormat;
 }
 
-export interface AgentPreset extends AgentSpec {
-  /** What the preset runs, in one line (not yet shown anywhere: --help lists the names). */
-  description: string;
-}
-
-export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freeze({
+export const AGENT_PRESETS: Readonly<Record<string, AgentSpec>> = Object.freeze({
+  // Claude Code, print mode, stream-json events
   claude: {
-    description: 'Claude Code, print mode, stream-json events',
     command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
     streamFormat: 'claude-json',
   },
+  // Codex CLI, exec mode, JSON events, workspace-write sandbox
   codex: {
-    description: 'Codex CLI, exec mode, JSON events, workspace-write sandbox',
     command: ['codex', 'exec', '--json', '--sandbox', 'workspace-write', '--skip-git-repo-check'],
     streamFormat: 'codex-json',
   },
+  // Gemini CLI, headless, stream-json events, tools approved (--yolo)
   gemini: {
-    description: 'Gemini CLI, headless, stream-json events, tools approved (--yolo)',
     command: ['gemini', '--output-format', 'stream-json', '--yolo', '--skip-trust'],
     streamFormat: 'gemini-json',
   },
+  // opencode run, JSON events, permissions approved (--auto)
   opencode: {
-    description: 'opencode run, JSON events, permissions approved (--auto)',
     command: ['opencode', 'run', '--format', 'json', '--auto'],
     streamFormat: 'opencode-json',
   },
+  // Qwen Code, headless, stream-json events (Claude Code shapes), tools approved (--yolo)
   qwen: {
-    description: 'Qwen Code, headless, stream-json events (Claude Code shapes), tools approved (--yolo)',
     command: ['qwen', '--output-format', 'stream-json', '--yolo'],
     streamFormat: 'qwen-json',
   },
+  // Amp, execute mode, Claude Code-compatible stream JSON, all tools allowed
   amp: {
-    description: 'Amp, execute mode, Claude Code-compatible stream JSON, all tools allowed',
     command: ['amp', '--execute', '--stream-json', '--dangerously-allow-all'],
     streamFormat: 'amp-json',
   },

@@ -5,7 +5,6 @@ import { AGENT_PRESETS, type AgentSpec } from './presets.js';
 export interface ResolvedAgent extends AgentSpec {
   name: string;
   /** Where the definition came from, for the run's first line and `ralph config`. */
-  source: 'config' | 'preset';
 }
 
 /**
@@ -19,5 +18,5 @@ export function resolveAgent(name: string, extraArgs: string[] = [], configured:
     const known = [...new Set([...Object.keys(configured), ...Object.keys(AGENT_PRESETS)])].sort();
     throw new UsageError(`--agent: unknown agent ${JSON.stringify(name)}`, `Known agents: ${known.join(', ')}.`);
   }
-  return { name, command: [...spec.command, ...extraArgs], streamFormat: spec.streamFormat, source: fromConfig ? 'config' : 'preset' };
+  return { name, command: [...spec.command, ...extraArgs], streamFormat: spec.streamFormat };
 }

@@ -26,7 +26,7 @@ export function findConfigFile(dir: string): string | null {
 }
 
 export function emptyConfig(): ProjectConfig {
-  return { file: null, where: {}, agents: {}, exec: {}, batch: {}, notify: [], notifyAsWritten: [], hooks: {}, secrets: { vars: [], values: [] } };
+  return { file: null, where: {}, agents: {}, exec: {}, batch: {}, notify: [], hooks: {}, secrets: { vars: [], values: [] } };
 }
 
 /** Finds and loads the config for `dir`; `explicit` (a path) wins over the search. */
@@ -98,7 +98,7 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
     const line = typeof last === 'string' ? keyLine(doc, path.slice(0, -1), last, lineOfOffset) : undefined;
     where[key] = `${name}:${line ?? lineOf(path)}`;
   };
-  const config = { ...buildConfig(data, raw as Record<string, unknown>), file, where };
+  const config = { ...buildConfig(data), file, where };
   if (data.agent !== undefined) at('agent', ['agent']);
   for (const agent of Object.keys(data.agents ?? {})) at(`agents.${agent}`, ['agents', agent]);
   for (const key of Object.keys(data.defaults ?? {})) at(`defaults.${key}`, ['defaults', key]);
@@ -140,7 +140,7 @@ function withoutEmptyKeys(raw: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-function buildConfig(data: ConfigFileData, raw: Record<string, unknown>): Omit<ProjectConfig, 'file' | 'where'> {
+function buildConfig(data: ConfigFileData): Omit<ProjectConfig, 'file' | 'where'> {
   const d = data.defaults ?? {};
   const exec: ProjectConfig['exec'] = {};
   if (d.model !== undefined) exec.model = d.model;
@@ -172,7 +172,6 @@ function buildConfig(data: ConfigFileData, raw: Record<string, unknown>): Omit<P
     exec,
     batch,
     notify: data.notify ?? [],
-    notifyAsWritten: Array.isArray(raw.notify) ? raw.notify : [],
     hooks,
     secrets: { vars: [], values: [] },
   };

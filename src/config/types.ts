@@ -24,8 +24,6 @@ export interface ProjectConfig extends ConfigLayer {
   agents: Record<string, AgentSpec>;
   batch: BatchDefaults;
   notify: NotifyEntry[];
-  /** The notify entries as written (before `${VAR}` expansion), to show without their secrets. */
-  notifyAsWritten: unknown[];
   hooks: Partial<Record<HookName, HookCommand[]>>;
   secrets: Secrets;
 }

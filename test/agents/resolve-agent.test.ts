@@ -7,12 +7,11 @@ describe('resolveAgent', () => {
     const agent = resolveAgent('claude', ['--model', 'opus']);
     expect(agent.command).toEqual([...AGENT_PRESETS.claude!.command, '--model', 'opus']);
     expect(agent.streamFormat).toBe('claude-json');
-    expect(agent.source).toBe('preset');
   });
 
   it('prefers an agent of the same name from the config file', () => {
     const agent = resolveAgent('claude', [], { claude: { command: ['my-claude'], streamFormat: 'text' } });
-    expect(agent).toEqual({ name: 'claude', command: ['my-claude'], streamFormat: 'text', source: 'config' });
+    expect(agent).toEqual({ name: 'claude', command: ['my-claude'], streamFormat: 'text' });
   });
 
   it('names the known agents when the name is unknown, and never reads inherited keys', () => {

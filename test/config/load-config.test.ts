@@ -159,6 +159,5 @@ describe('precedence: flags > front matter > config file > defaults', () => {
     const withClaude = parseProjectConfig('agents:\n  claude:\n    command: [my-claude]\n', '/p/ralph.config.yaml', {});
     const c = resolveConfig({ planPath: '/p/plan.md', cwd: '/p', agent: 'claude', command: ['--extra'] }, plan('id: x'), {}, withClaude);
     expect(c).toMatchObject({ command: ['my-claude', '--extra'], streamFormat: 'text' });
-    expect(c.agent?.source).toBe('config');
   });
 });
