@@ -173,7 +173,8 @@ export function readPlanConfig(doc: Document.Parsed, lineOf: (offset: number) =>
     const keyNode = pair.key;
     const key = isScalar(keyNode) ? String(keyNode.value) : String(isNode(keyNode) ? keyNode.toJS(doc) : keyNode);
     const line = isNode(keyNode) && keyNode.range ? lineOf(keyNode.range[0]) : yamlLine;
-    const spec = KEYS[key];
+    // Own keys only: `constructor` or `toString` in a plan is an unknown key, not Object's.
+    const spec = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
     if (!spec) {
       const hint = didYouMean(key, KNOWN_KEYS);
       warnings.push(`line ${line}: unknown front-matter key "${key}" is ignored${hint ? ` (did you mean "${hint}"?)` : ''}`);
