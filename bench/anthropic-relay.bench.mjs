@@ -158,3 +158,4 @@ console.log(
     `executor_parser_wall_ms=${med(b, 'wall').toFixed(0)} bare_sdk_wall_ms=${med(a, 'wall').toFixed(0)} ` +
     `parser_ms=${med(b, 'parser').toFixed(0)} text_chunks=${med(b, 'chunks')} answer_mb=${(textLength / 1048576).toFixed(1)} deltas=${deltas} rounds=${ROUNDS}`,
 );
+if (ratio > GOAL) process.exitCode = 1;

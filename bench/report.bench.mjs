@@ -1,6 +1,7 @@
 // Bench: `ralph report` over 100,000 findings in 500 runs against a bare Node script that reads
 // the same files and JSON.parses every line. Goal: the report takes at most 4x the baseline, in
-// each format, measured in the same run.
+// each format, measured in the same run, and the md output fits a PR comment (65,536 characters).
+// Exits 1 when either is missed.
 // Both are run as fresh processes, alternately, REPS times each; medians are compared.
 // Run: npm run build && node bench/report.bench.mjs
 import { spawnSync } from 'node:child_process';
@@ -16,6 +17,8 @@ const PER_RUN = 200;
 // Nine of each: with five, the median baseline moved by a third between runs on a shared machine.
 const REPS = 9;
 const GOAL = 4;
+/** GitHub's limit on a PR comment. */
+const MD_MAX_CHARS = 65_536;
 
 const TYPES = ['bug', 'stub', 'api-issue', 'insight', 'technical-debt', 'assumption', 'dependency', 'test-failed'];
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
@@ -121,7 +124,8 @@ for (let i = 0; i < REPS; i++) {
 }
 // md is meant to fit a PR comment (GitHub: 65,536 characters) however many findings there are.
 const md = spawnSync(process.execPath, [join(REPO, 'bin', 'ralph.js'), 'report', '--runs', DATA, '--format', 'md'], { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26 });
-console.log(`RESULT report-md-size: chars=${md.stdout.length} (goal <= 65536)`);
+console.log(`RESULT report-md-size: chars=${md.stdout.length} (goal <= ${MD_MAX_CHARS})`);
+if (md.stdout.length > MD_MAX_CHARS) process.exitCode = 1;
 const bWall = median(base.map((x) => x.ms));
 const bCpu = median(base.map((x) => x.cpu));
 console.log(`baseline (read + JSON.parse every line): ${show(base)}`);
@@ -132,4 +136,5 @@ for (const f of formats) {
   console.log(
     `RESULT report-${f}: ratio=${(wall / bWall).toFixed(2)}x (goal <= ${GOAL}x: ${wall / bWall <= GOAL ? 'met' : 'NOT met'}) cpu-ratio=${(cpu / bCpu).toFixed(2)}x report=${wall.toFixed(0)}ms baseline=${bWall.toFixed(0)}ms findings=${RUNS * PER_RUN} runs=${RUNS}`,
   );
+  if (wall / bWall > GOAL) process.exitCode = 1;
 }

@@ -162,6 +162,8 @@ export const DEFAULTS = {
   maxBailouts: 3,
   silenceTimeout: '10m',
   contextBudget: 150_000,
+  /** The anthropic executor's SDK retries of a failed request (docs/executors.md). */
+  maxRetries: 2,
   killGraceMs: 5_000,
   signalGraceMs: 10_000,
   /** Total waiting for usage limits in one run (and in each resumed session). */

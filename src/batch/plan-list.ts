@@ -17,7 +17,8 @@ export function isPlanFileName(name: string): boolean {
   return name.endsWith('.md') && !name.endsWith('.summary.json') && !name.startsWith('_') && !name.startsWith('.');
 }
 
-async function listFolder(dir: string): Promise<string[]> {
+/** A folder's plans (`ralph batch` and `ralph validate`), sorted, as paths joined to `dir`. */
+export async function listFolder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   return entries
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && isPlanFileName(e.name))

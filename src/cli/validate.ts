@@ -15,9 +15,8 @@ export type PlanCheck =
 export async function validatePlans(args: string[]): Promise<PlanCheck[]> {
   // Loaded here, not at the top: every command's module is read at start-up.
   const { loadPlan } = await import('../plan/index.js');
-  const { isPlanFileName } = await import('../batch/plan-list.js');
-  const { readdirSync, statSync } = await import('node:fs');
-  const { join } = await import('node:path');
+  const { listFolder } = await import('../batch/plan-list.js');
+  const { statSync } = await import('node:fs');
   const checks: PlanCheck[] = [];
   const paths: string[] = [];
   for (const arg of args) {
@@ -31,10 +30,7 @@ export async function validatePlans(args: string[]): Promise<PlanCheck[]> {
       paths.push(arg);
       continue;
     }
-    const found = readdirSync(arg, { withFileTypes: true })
-      .filter((e) => (e.isFile() || e.isSymbolicLink()) && isPlanFileName(e.name))
-      .map((e) => join(arg, e.name))
-      .sort();
+    const found = await listFolder(arg);
     if (found.length === 0) checks.push({ path: arg, valid: false, problems: [{ file: arg, message: 'folder holds no *.md plans' }] });
     paths.push(...found);
   }

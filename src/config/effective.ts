@@ -4,6 +4,7 @@ import { AGENT_PRESETS } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import type { ExecOptions } from '../loop/types.js';
 import type { PlanConfig } from '../plan/index.js';
+import { credential } from '../util/credentials.js';
 import { formatDuration } from '../util/duration.js';
 import type { BatchDefaults, ProjectConfig } from './types.js';
 
@@ -33,6 +34,8 @@ function first<T>(setting: string, layers: Layer<T>[], show: (v: T) => string): 
 
 const asText = (v: unknown) => String(v);
 const asDuration = (ms: number) => formatDuration(ms);
+// 0 is what `--max-runtime none` stores: no limit (src/loop/run-config.ts).
+const asLimit = (ms: number) => (ms > 0 ? formatDuration(ms) : 'none');
 
 export function effectiveSettings(input: EffectiveInput): SettingRow[] {
   const { flags, plan, config } = input;
@@ -52,7 +55,7 @@ export function effectiveSettings(input: EffectiveInput): SettingRow[] {
   const agentRow = first<string>('agent', [['flag', flags.agent], [config.where.agent ?? 'config file', defaultAgentApplies ? config.agent : undefined]], asText);
   const executorRow = first<string>(
     'executor',
-    [...explicit, [config.where.agent ?? 'config file', defaultAgentApplies ? 'command' : undefined], ['environment (ANTHROPIC_API_KEY)', input.env.ANTHROPIC_API_KEY ? 'anthropic' : undefined]],
+    [...explicit, [config.where.agent ?? 'config file', defaultAgentApplies ? 'command' : undefined], ['environment (ANTHROPIC_API_KEY)', credential(input.env, 'ANTHROPIC_API_KEY') ? 'anthropic' : undefined]],
     asText,
   );
 
@@ -62,7 +65,7 @@ export function effectiveSettings(input: EffectiveInput): SettingRow[] {
     first<string>('model', [['flag', flags.model], ['plan', fm.model], [cfg('model'), fc.model]], asText),
     first<number>('max_iterations', [['flag', flags.maxIterations], ['plan', fm.maxIterations], [cfg('max_iterations'), fc.maxIterations], ['default', DEFAULTS.maxIterations]], asText),
     first<number>('max_bailouts', [['flag', flags.maxBailouts], ['plan', fm.maxBailouts], [cfg('max_bailouts'), fc.maxBailouts], ['default', DEFAULTS.maxBailouts]], asText),
-    first<number>('max_runtime', [['flag', flags.maxRuntimeMs], ['plan', fm.maxRuntimeMs], [cfg('max_runtime'), fc.maxRuntimeMs]], asDuration),
+    first<number>('max_runtime', [['flag', flags.maxRuntimeMs], ['plan', fm.maxRuntimeMs], [cfg('max_runtime'), fc.maxRuntimeMs], ['default', DEFAULTS.maxRuntimeMs]], asLimit),
     first<number>('max_cost_usd', [['flag', flags.maxCostUsd], ['plan', fm.maxCostUsd], [cfg('max_cost_usd'), fc.maxCostUsd]], (v) => `$${v}`),
     first<number>('silence_timeout', [['flag', flags.silenceTimeoutMs], ['plan', fm.silenceTimeoutMs], [cfg('silence_timeout'), fc.silenceTimeoutMs], ['default', 10 * 60_000]], asDuration),
     first<number>('max_wait', [['flag', flags.maxWaitMs], ['plan', fm.maxWaitMs], [cfg('max_wait'), fc.maxWaitMs], ['default', DEFAULTS.maxWaitMs]], asDuration),
@@ -70,7 +73,7 @@ export function effectiveSettings(input: EffectiveInput): SettingRow[] {
     first<number>('iteration_timeout', [['flag', flags.iterationTimeoutMs], [cfg('iteration_timeout'), fc.iterationTimeoutMs]], asDuration),
     first<number>('signal_grace', [['flag', flags.signalGraceMs], [cfg('signal_grace'), fc.signalGraceMs], ['default', DEFAULTS.signalGraceMs]], asDuration),
     first<number>('context_budget', [['flag', flags.contextBudget], [cfg('context_budget'), fc.contextBudget], ['default', DEFAULTS.contextBudget]], asText),
-    first<number>('max_retries', [['flag', flags.maxRetries], [cfg('max_retries'), fc.maxRetries]], asText),
+    first<number>('max_retries', [['flag', flags.maxRetries], [cfg('max_retries'), fc.maxRetries], ['default', DEFAULTS.maxRetries]], asText),
     first<number>('concurrency', [['flag', input.batchFlags.concurrency], [cfg('concurrency'), config.batch.concurrency], ['default', 1]], asText),
     first<string>('out', [['flag', input.batchFlags.out], [cfg('out'), config.batch.out], ['default', '.ralph/batches/<timestamp>']], asText),
     first<string>('isolate', [['flag', input.batchFlags.isolate], [cfg('isolate'), config.batch.isolate], ['default', 'worktree when concurrency > 1, else none']], asText),

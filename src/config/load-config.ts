@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { AGENT_PRESETS } from '../agents/index.js';
 import { CONFIG_FILE, HOOK_NAMES } from '../contract.js';
 import { InvalidInputError, type Problem } from '../errors.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { expandEnv, type Path } from './expand-env.js';
 import { configSchema, KNOWN_KEYS, type ConfigFileData } from './schema.js';
 import type { HookCommand, ProjectConfig } from './types.js';

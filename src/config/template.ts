@@ -1,7 +1,7 @@
 // The commented ralph.config.yaml that `ralph init` writes (docs/config.md). Everything in it is
 // commented out but `agents:`, so a new file changes nothing until someone edits it. It must
-// stay valid: test/config/template.test.ts loads it.
-import { HOOKS, NOTIFY } from '../contract.js';
+// stay valid: test/config/load-config.test.ts loads it.
+import { HOOKS, NOTIFY, STREAM_FORMATS } from '../contract.js';
 
 export const CONFIG_TEMPLATE = `# ralph.config.yaml: the project's settings for ralph (docs/config.md).
 # Found from the working directory upward. Precedence: command-line flags, then the plan's
@@ -16,7 +16,7 @@ export const CONFIG_TEMPLATE = `# ralph.config.yaml: the project's settings for 
 agents:
   # claude:
   #   command: [claude, -p, --output-format, stream-json, --verbose, --dangerously-skip-permissions]
-  #   stream_format: claude-json        # text | claude-json | codex-json
+  #   stream_format: claude-json        # ${STREAM_FORMATS.join(' | ')}
   # codex:
   #   command: [codex, exec, --json, --sandbox, workspace-write, --skip-git-repo-check]
   #   stream_format: codex-json

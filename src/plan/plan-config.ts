@@ -3,6 +3,7 @@
 // depends_on…) but warned about, with a suggestion when they look like a typo of a known key.
 import { isMap, isNode, isScalar, type Document } from 'yaml';
 import { LIMITS, type Range } from '../contract.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { planIdProblem } from './plan-id.js';
 import { EXECUTOR_NAMES, STREAM_FORMATS, type PlanConfig } from './types.js';
@@ -148,25 +149,6 @@ export function defaultConfig(): PlanConfig {
   return { requireSummary: true, verify: [], blockers: { reject: [] } };
 }
 
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
-function suggestionFor(key: string): string | undefined {
-  const normal = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
-  if (normal in KEYS) return normal;
-  if (normal.length < 4) return undefined;
-  return KNOWN_KEYS.find((k) => editDistance(normal, k) <= 2);
-}
-
 /**
  * Checks a parsed front-matter document. `lineOf` maps an offset in the YAML text to a file line;
  * `yamlLine` is where a problem about the whole front matter is reported.
@@ -191,9 +173,10 @@ export function readPlanConfig(doc: Document.Parsed, lineOf: (offset: number) =>
     const keyNode = pair.key;
     const key = isScalar(keyNode) ? String(keyNode.value) : String(isNode(keyNode) ? keyNode.toJS(doc) : keyNode);
     const line = isNode(keyNode) && keyNode.range ? lineOf(keyNode.range[0]) : yamlLine;
-    const spec = KEYS[key];
+    // Own keys only: `constructor` or `toString` in a plan is an unknown key, not Object's.
+    const spec = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
     if (!spec) {
-      const hint = suggestionFor(key);
+      const hint = didYouMean(key, KNOWN_KEYS);
       warnings.push(`line ${line}: unknown front-matter key "${key}" is ignored${hint ? ` (did you mean "${hint}"?)` : ''}`);
       continue;
     }

@@ -3,6 +3,7 @@
 // quiet-lines.ts) or malformed, so it may allocate.
 import { LOOP_COMPLETE_LINE, SIGNAL_GRAMMAR, SIGNAL_NAMES, type NearMissReason, type SignalName } from '../contract.js';
 import { classifySignal } from './grammar.js';
+import { editDistance } from '../util/did-you-mean.js';
 
 export interface NearMissVerdict {
   reason: NearMissReason;
@@ -128,37 +129,13 @@ function resolveName(written: string): { name: SignalName; how: 'exact' | 'case'
   let best: SignalName | undefined;
   let bestDistance = 3;
   for (const name of SIGNAL_NAMES) {
-    const d = distance(upper, name, bestDistance);
+    const d = editDistance(upper, name, bestDistance);
     if (d < bestDistance) {
       best = name;
       bestDistance = d;
     }
   }
   return best ? { name: best, how: 'spelling' } : undefined;
-}
-
-/** One row of distance()'s table; a name longer than this is no typo of a signal name. */
-const ROW = new Int32Array(64);
-
-/** Levenshtein distance of a and b, or `limit` when it is at least that. */
-function distance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) >= limit || a.length >= ROW.length || b.length >= ROW.length) return limit;
-  // One row of the table, updated in place; `diagonal` holds the cell above-left.
-  for (let j = 0; j <= b.length; j++) ROW[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = ROW[0]!;
-    ROW[0] = i;
-    let least = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = ROW[j]!;
-      const d = Math.min(above + 1, ROW[j - 1]! + 1, diagonal + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1));
-      ROW[j] = d;
-      diagonal = above;
-      if (d < least) least = d;
-    }
-    if (least >= limit) return limit;
-  }
-  return Math.min(ROW[b.length]!, limit);
 }
 
 /** LOOP_COMPLETE in Markdown, or ending or starting a line of other text. */

@@ -3,6 +3,7 @@
 // signal, state) redrawn in place. No fill bar: iterations used of the maximum is not progress a
 // person can read. The status line is erased before anything is printed and for good when the
 // run ends, so no line of ralph's is ever cut or overwritten.
+import type { LimitKind } from '../executors/types.js';
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
 import { waitLine } from './wait-line.js';
@@ -18,7 +19,10 @@ const MAX_PENDING = 64 * 1024;
 export function ttyRenderer(o: RendererOptions): Renderer {
   const paint = (color: keyof typeof COLORS, text: string) => (o.color ? `\x1b[${COLORS[color]}m${text}\x1b[0m` : text);
   const area = createLiveBars(o.stderr, (line) => paint('dim', line));
-  const s = { started: Date.now(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false };
+  const now = o.clock ?? (() => new Date());
+  const s = { started: now().getTime(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false };
+  // A wait is kept as what and until when, not as text: every redraw counts down anew.
+  let wait: { kind: LimitKind; until: Date } | null = null;
   let pending = '';
   // Behind a slow terminal the agent's output is dropped with a note, never ralph's lines (docs/hostile.md).
   const budget = displayBudget(o.stderr);
@@ -33,7 +37,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     // A total of 0 means the executor reported no usage (a plain text stream), not zero tokens.
     const tokens = s.tokens === 0 ? 'tokens unknown' : `${s.tokens.toLocaleString('en-US')} tokens`;
     // Most telling first: a narrow terminal cuts the end of the line, never wraps it.
-    return `ralph ▸ ${iteration} · ${s.state} · signal ${s.signal} · ${formatDuration(Date.now() - s.started)} · ${cost} · ${tokens}`;
+    const state = wait ? waitLine(wait.kind, wait.until, now()) : s.state;
+    return `ralph ▸ ${iteration} · ${state} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
   };
   const redraw = () => {
     if (s.live) area.set([statusLine()]);
@@ -49,7 +54,7 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     onEvent(e: RunEvent) {
       switch (e.type) {
         case 'run-start':
-          s.started = Date.parse(e.startedAt) || Date.now();
+          s.started = Date.parse(e.startedAt) || now().getTime();
           s.max = e.maxIterations;
           s.live = true;
           break;
@@ -57,6 +62,7 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           s.iteration = e.iteration;
           s.max = e.maxIterations;
           s.state = 'running';
+          wait = null;
           break;
         case 'output': {
           if (o.quiet) return;
@@ -84,9 +90,13 @@ export function ttyRenderer(o: RendererOptions): Renderer {
         case 'run-end':
           s.state = e.outcome;
           s.live = false;
+          wait = null;
           break;
         case 'wait_start':
-          s.state = waitLine(e.kind, new Date(e.until), new Date());
+          wait = { kind: e.kind, until: new Date(e.until) };
+          break;
+        case 'wait_end':
+          wait = null;
           break;
         default:
           break;

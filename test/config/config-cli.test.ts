@@ -88,6 +88,28 @@ describe('ralph config', () => {
     expect(r.stdout).toMatch(/^max_iterations +20 +default$/m);
   });
 
+  it('the API key ralph holds out of its environment chooses anthropic, as exec does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-config-key-'));
+    dirs.push(dir);
+    const r = await ralph(['config', '--json'], dir, { ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key' });
+    expect(r.code).toBe(0);
+    const shown = JSON.parse(r.stdout);
+    expect(shown.settings.find((s: { setting: string }) => s.setting === 'executor')).toEqual({ setting: 'executor', value: 'anthropic', source: 'environment (ANTHROPIC_API_KEY)' });
+    expect(r.stdout).not.toContain('sk-ant-test-not-a-key');
+  });
+
+  it('shows the run-time and retry defaults, and --max-runtime none as none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-config-limits-'));
+    dirs.push(dir);
+    const byDefault = await ralph(['config'], dir);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stdout).toMatch(/^max_runtime +8h +default$/m);
+    expect(byDefault.stdout).toMatch(/^max_retries +2 +default$/m);
+    const lifted = await ralph(['config', '--max-runtime', 'none'], dir);
+    expect(lifted.code).toBe(0);
+    expect(lifted.stdout).toMatch(/^max_runtime +none +flag$/m);
+  });
+
   it('--notify that is not a target is a usage error (64)', async () => {
     const dir = project();
     const r = await ralph(['exec', 'plan.md', '--notify', 'ftp://x', '--', 'true'], dir, SECRETS);

@@ -128,6 +128,9 @@ describe('validation', () => {
     expect(Object.keys(full.agents)).toEqual(['claude', 'codex']);
     expect(full.notify).toHaveLength(4);
     expect(Object.keys(full.hooks)).toHaveLength(5);
+    // Its comment names every stream format an agent can have.
+    const formats = CONFIG_TEMPLATE.split('\n').find((l) => l.includes('stream_format:'))!.split('#').at(-1)!.split('|').map((f) => f.trim());
+    expect(formats).toEqual([...STREAM_FORMATS]);
   });
 });
 

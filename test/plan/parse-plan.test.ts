@@ -133,6 +133,17 @@ describe('loadPlan on valid plans', () => {
     expect(plan.config.maxIterations).toBeUndefined();
   });
 
+  it('suggests a known key for a three-letter front-matter key, as for the config file', () => {
+    const { plan } = parsePlan('---\nids: x\n---\n<tasks><task><name>A</name></task></tasks>\n', 'p.md');
+    expect(plan!.warnings).toEqual(['line 2: unknown front-matter key "ids" is ignored (did you mean "id"?)']);
+  });
+
+  it('a front-matter key named like an Object property is an unknown key, not a crash', () => {
+    const { plan, problems } = parsePlan('---\nconstructor: 1\ntoString: x\n---\n<tasks><task><name>A</name></task></tasks>\n', 'p.md');
+    expect(problems).toEqual([]);
+    expect(plan!.warnings).toEqual(['line 2: unknown front-matter key "constructor" is ignored', 'line 3: unknown front-matter key "toString" is ignored']);
+  });
+
   it('reads CRLF plans with the same lines and text as LF ones', async () => {
     const plan = await loadPlan(valid('crlf.md'));
     expect(plan.id).toBe('crlf');

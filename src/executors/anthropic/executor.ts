@@ -4,6 +4,7 @@
 // what happened (text, tools, usage, the end) and never decides anything.
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, ToolResultBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages/messages';
+import { DEFAULTS } from '../../contract.js';
 import type { Executor, ExecutorEvent, ExecutorRunOptions, TokenUsage } from '../types.js';
 import { classifyFailure } from './api-errors.js';
 import { limitAwareFetch } from './limit-fetch.js';
@@ -35,7 +36,6 @@ export interface AnthropicExecutor extends Executor {
 }
 
 export const DEFAULT_MAX_TOKENS = 32_000;
-export const DEFAULT_MAX_RETRIES = 2;
 /** max_tokens / pause_turn continuations in a row before the iteration gives up. */
 const MAX_AUTO_CONTINUATIONS = 8;
 
@@ -70,7 +70,7 @@ function sdkLogger(redactor: Redactor, sink: string[]): Anthropic['logger'] {
 export function createAnthropicExecutor(options: AnthropicExecutorOptions): AnthropicExecutor {
   const redactor = createRedactor(options.apiKey);
   const model = options.model ?? DEFAULT_MODEL;
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
   const sdkWarnings: string[] = [];
   const client = new Anthropic({
     apiKey: options.apiKey,

@@ -1,7 +1,6 @@
 // The `anthropic` executor's public surface.
 export {
   createAnthropicExecutor,
-  DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_TOKENS,
   type AnthropicExecutor,
   type AnthropicExecutorOptions,

@@ -1,0 +1,37 @@
+// The status line on a terminal (docs/first-hour.md, docs/overnight.md): while a run waits for a
+// limit, the wait's countdown is live, redrawn by the 1 s ticker, not the text of its first draw.
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRenderer } from '../../src/ui/index.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('tty renderer', () => {
+  it('counts a limit wait down on every tick of the status line', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    const err = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let raw = '';
+    err.on('data', (d: Buffer) => (raw += d.toString()));
+    let at = Date.now();
+    const r = createRenderer({ stdout: new PassThrough(), stderr: err, json: false, quiet: false, tty: true, color: false, clock: () => new Date(at) });
+    r.onEvent({ type: 'run-start', runId: 'r', runDir: '/r', plan: 'p', planPath: '/p.md', cwd: '/', mode: 'new', executor: 'x', maxIterations: 5, startedAt: new Date(at).toISOString(), head: null });
+    r.onEvent({ type: 'iteration-start', iteration: 1, maxIterations: 5, fresh: true, prompt: 'full' });
+    const until = new Date(at + (2 * 60 + 13) * 60_000).toISOString();
+    r.onEvent({ type: 'wait_start', iteration: 1, kind: 'usage', until, reason: 'limit', basis: 'reset' });
+    expect(raw).toContain('(2 h 13 m)');
+    at += 60_000;
+    vi.advanceTimersByTime(1_000);
+    expect(raw).toContain('(2 h 12 m)');
+    at += 2 * 60 * 60_000 + 11 * 60_000 + 50_000;
+    vi.advanceTimersByTime(1_000);
+    expect(raw).toContain('(10 s)');
+    r.onEvent({ type: 'wait_end', iteration: 1, kind: 'usage', until, reason: 'limit', waitedMs: 0, end: 'done' });
+    const afterEnd = raw.length;
+    vi.advanceTimersByTime(1_000);
+    expect(raw.slice(afterEnd)).toContain('iteration 1 (max 5) · running');
+    expect(raw.slice(afterEnd)).not.toContain('waiting for');
+    r.close();
+  });
+});
