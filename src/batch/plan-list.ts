@@ -13,7 +13,7 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Names the batch folder uses for its own files. */
 const RESERVED_IDS = new Set(['index', 'report', 'batch']);
 
-export function isPlanFileName(name: string): boolean {
+function isPlanFileName(name: string): boolean {
   return name.endsWith('.md') && !name.endsWith('.summary.json') && !name.startsWith('_') && !name.startsWith('.');
 }
 
