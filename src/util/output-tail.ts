@@ -9,11 +9,10 @@ export class OutputTail {
   /** Bound as a listener: `child.stdout.on('data', tail.push)`. */
   readonly push = (chunk: Buffer): void => {
     this.buf = Buffer.concat([this.buf, chunk]);
-    // Trimmed only past twice the bound, so a chatty process does not copy on every chunk.
-    if (this.buf.length > this.bytes * 2) this.buf = this.buf.subarray(this.buf.length - this.bytes);
+    if (this.buf.length > this.bytes) this.buf = this.buf.subarray(this.buf.length - this.bytes);
   };
 
   text(): string {
-    return this.buf.subarray(Math.max(0, this.buf.length - this.bytes)).toString('utf8');
+    return this.buf.toString('utf8');
   }
 }

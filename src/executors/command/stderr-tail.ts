@@ -1,19 +1,19 @@
 // The last lines a program wrote to stderr, to say why it failed (docs/agents.md, "Why an agent
 // failed"). Only the last few KiB are kept, whatever the program writes.
+import { OutputTail } from '../../util/output-tail.js';
+
 const KEEP_BYTES = 4096;
 const MAX_LINES = 5;
 
 export class StderrTail {
-  private buf = Buffer.alloc(0);
+  private readonly tail = new OutputTail(KEEP_BYTES);
 
-  push(chunk: Buffer): void {
-    this.buf = this.buf.length + chunk.length <= KEEP_BYTES ? Buffer.concat([this.buf, chunk]) : Buffer.concat([this.buf, chunk]).subarray(-KEEP_BYTES);
-  }
+  readonly push = this.tail.push;
 
   /** The last non-empty lines, without terminal escapes; undefined when there were none. */
   lines(): string | undefined {
-    const text = this.buf
-      .toString('utf8')
+    const text = this.tail
+      .text()
       // eslint-disable-next-line no-control-regex
       .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
       // eslint-disable-next-line no-control-regex
