@@ -160,7 +160,7 @@ export const DEFAULTS = {
    */
   maxRuntimeMs: 8 * 3600_000,
   maxBailouts: 3,
-  silenceTimeout: '10m',
+  silenceTimeoutMs: 10 * 60_000,
   contextBudget: 150_000,
   /** The anthropic executor's SDK retries of a failed request (docs/executors.md). */
   maxRetries: 2,

@@ -2,7 +2,7 @@
 // No commander defaults here: a flag that is not given must not override the plan's front matter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AGENT_PRESETS } from '../agents/index.js';
-import { CONFIG_FILE, DEFAULTS, LIMITS, STREAM_FORMATS, type Range } from '../contract.js';
+import { CONFIG_FILE, DEFAULTS, EXECUTOR_NAMES, LIMITS, STREAM_FORMATS, type Range } from '../contract.js';
 import { DEFAULT_MODEL } from '../executors/anthropic/models.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
@@ -41,15 +41,15 @@ const size = (name: string, range: Range) => (value: string) => {
 
 export function addExecOptions(command: Command): Command {
   return command
-    .addOption(new Option('--executor <name>', "which executor runs the plan (default: command when -- is given, else the plan's executor, else anthropic when ANTHROPIC_API_KEY is set)").choices(['anthropic', 'command']))
+    .addOption(new Option('--executor <name>', "which executor runs the plan (default: command when -- is given, else the plan's executor, else anthropic when ANTHROPIC_API_KEY is set)").choices(EXECUTOR_NAMES))
     .option('--agent <name>', `run a known agent CLI unattended (${Object.keys(AGENT_PRESETS).join(', ')}); args after -- are added to its command`)
     .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
     .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, wholeNumber('--max-iterations', LIMITS.maxIterations))
     .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, wholeNumber('--max-bailouts', LIMITS.maxBailouts))
     .option('--max-runtime <duration>', `stop the run after this long, e.g. 90m, or none (default: ${formatDuration(DEFAULTS.maxRuntimeMs)})`, durationOrNone('--max-runtime', LIMITS.maxRuntimeMs))
     .option('--max-cost <usd>', 'stop the run once it has cost this much (USD; default: none, as no amount is safe without a price; needs an executor that reports cost)', dollars)
-    .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${DEFAULTS.silenceTimeout})`, duration('--silence-timeout', LIMITS.silenceTimeoutMs))
-    .option('--max-wait <duration>', 'total time to wait for usage limits to reset before ending exhausted (default: 6h)', duration('--max-wait', LIMITS.maxWaitMs))
+    .option('--silence-timeout <duration>', `no output for this long is off the rails (default: ${formatDuration(DEFAULTS.silenceTimeoutMs)})`, duration('--silence-timeout', LIMITS.silenceTimeoutMs))
+    .option('--max-wait <duration>', `total time to wait for usage limits to reset before ending exhausted (default: ${formatDuration(DEFAULTS.maxWaitMs)})`, duration('--max-wait', LIMITS.maxWaitMs))
     .option('--max-stalls <n>', `iterations in a row with no decision and no progress before ending exhausted; 0: never (default: ${DEFAULTS.maxStalls})`, wholeNumber('--max-stalls', LIMITS.maxStalls))
     .option('--iteration-timeout <duration>', 'stop one iteration after this long; it counts as one without a decision (default: none)', duration('--iteration-timeout', LIMITS.iterationTimeoutMs))
     .option('--signal-grace <duration>', 'after a failed, blocked or bailout signal, stop the executor after this long (default: 10s)', duration('--signal-grace', LIMITS.signalGraceMs))

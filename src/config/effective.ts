@@ -67,7 +67,7 @@ export function effectiveSettings(input: EffectiveInput): SettingRow[] {
     first<number>('max_bailouts', [['flag', flags.maxBailouts], ['plan', fm.maxBailouts], [cfg('max_bailouts'), fc.maxBailouts], ['default', DEFAULTS.maxBailouts]], asText),
     first<number>('max_runtime', [['flag', flags.maxRuntimeMs], ['plan', fm.maxRuntimeMs], [cfg('max_runtime'), fc.maxRuntimeMs], ['default', DEFAULTS.maxRuntimeMs]], asLimit),
     first<number>('max_cost_usd', [['flag', flags.maxCostUsd], ['plan', fm.maxCostUsd], [cfg('max_cost_usd'), fc.maxCostUsd]], (v) => `$${v}`),
-    first<number>('silence_timeout', [['flag', flags.silenceTimeoutMs], ['plan', fm.silenceTimeoutMs], [cfg('silence_timeout'), fc.silenceTimeoutMs], ['default', 10 * 60_000]], asDuration),
+    first<number>('silence_timeout', [['flag', flags.silenceTimeoutMs], ['plan', fm.silenceTimeoutMs], [cfg('silence_timeout'), fc.silenceTimeoutMs], ['default', DEFAULTS.silenceTimeoutMs]], asDuration),
     first<number>('max_wait', [['flag', flags.maxWaitMs], ['plan', fm.maxWaitMs], [cfg('max_wait'), fc.maxWaitMs], ['default', DEFAULTS.maxWaitMs]], asDuration),
     first<number>('max_stalls', [['flag', flags.maxStalls], ['plan', fm.maxStalls], [cfg('max_stalls'), fc.maxStalls], ['default', DEFAULTS.maxStalls]], asText),
     first<number>('iteration_timeout', [['flag', flags.iterationTimeoutMs], [cfg('iteration_timeout'), fc.iterationTimeoutMs]], asDuration),

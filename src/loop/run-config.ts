@@ -127,7 +127,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     formatChosen,
     maxIterations: options.maxIterations ?? fm.maxIterations ?? fc.maxIterations ?? DEFAULTS.maxIterations,
     maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? fc.maxBailouts ?? DEFAULTS.maxBailouts,
-    silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? fc.silenceTimeoutMs ?? 10 * 60_000,
+    silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? fc.silenceTimeoutMs ?? DEFAULTS.silenceTimeoutMs,
     maxWaitMs: options.maxWaitMs ?? fm.maxWaitMs ?? fc.maxWaitMs ?? DEFAULTS.maxWaitMs,
     maxStalls: options.maxStalls ?? fm.maxStalls ?? fc.maxStalls ?? DEFAULTS.maxStalls,
     requireSummary: fm.requireSummary,
