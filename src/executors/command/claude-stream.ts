@@ -14,7 +14,7 @@
 // The same decoder reads Claude-compatible streams of other agents (Qwen Code, Amp), named by
 // `format` and `agent` in what it reports. Qwen Code's input_tokens include the cache reads
 // (it speaks OpenAI-compatible APIs, where prompt tokens do): they are taken out.
-import { limitFromText } from '../../agents/limit-text.js';
+import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent, TokenUsage } from '../types.js';
 import { addUsage, usageSince, ZERO_USAGE } from '../types.js';
 import type { StreamDecoder } from './stream-decoder.js';
@@ -237,7 +237,8 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     const out: ExecutorEvent[] = [{ type: 'error', message, ...(status !== undefined ? { status } : {}) }];
     const limit = limitFromText(text);
     const kind = status === 529 || code === 'overloaded' ? 'overloaded' : status === 429 || code === 'rate_limit' ? (limit?.kind === 'usage' ? 'usage' : 'rate') : limit?.kind;
-    if (kind !== undefined) out.push({ type: 'limit', kind, message, ...(limit?.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}) });
+    // The status decides the kind; the text still gives when it resets or how long to wait.
+    if (kind !== undefined) out.push(limitEvent({ ...limit, kind }, message));
     return out;
   }
 

@@ -122,6 +122,11 @@ describe('claude-json limits', () => {
     expect(events).toEqual([{ type: 'limit', kind: 'usage', message: 'claude: usage limit reached (five_hour)', resetsAt: 1771390800_000 }]);
   });
 
+  it('a 429 result that says how long to wait keeps the wait: a rate limit with retryAfterMs, as the other formats give it', () => {
+    const events = decode([{ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: 'API Error: 429 rate limit exceeded, try again in 20s', usage: {} }], decoderFor('claude-json', newFormatMemory())!);
+    expect(events.filter((e) => e.type === 'limit')).toEqual([{ type: 'limit', kind: 'rate', message: expect.any(String), retryAfterMs: 20_000 }]);
+  });
+
   it('a result "You\'ve hit your limit · resets 3am" without an API status is a usage limit too', () => {
     const events = decode([{ type: 'result', subtype: 'success', is_error: true, result: "You've hit your limit · resets 3am (UTC)", usage: {} }], decoderFor('claude-json', newFormatMemory())!);
     expect(events.filter((e) => e.type === 'limit')).toEqual([
