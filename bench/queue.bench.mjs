@@ -2,7 +2,7 @@
 // sleeps 1 s, run through the built CLI as `ralph batch --queue` against `ralph worker` processes
 // on one Debian redis-server: 1 worker x concurrency 1 (the baseline, measured in the same run)
 // and 4 workers x concurrency 4, on the same queue. Each worker clones the bare remote into its
-// own workdir, runs each plan in a worktree, commits and pushes its branch.
+// own workdir once, runs each plan in one of its reused checkouts, commits and pushes its branch.
 // Goal: 4 x 4 at least 12x faster than 1 x 1.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
