@@ -1,27 +1,79 @@
 // Reading usage- and rate-limit messages that agent CLIs print as prose ("You've hit your limit ·
-// resets 3am (Europe/Berlin)", "You've hit your usage limit. Try again later."), so that every
-// format — and plain text — can report a `limit` event the loop waits on (docs/agents.md).
+// resets 3am (Europe/Berlin)", "You've hit your usage limit … try again at 7:33 PM."), so that
+// every format — and plain text — can report a `limit` event the loop waits on. The phrases, one
+// table per agent with where each was seen, are in docs/agents.md ("Limit words").
 import type { ExecutorEvent, LimitKind } from '../executors/types.js';
 
 export interface LimitMatch {
   kind: LimitKind;
+  /** Epoch ms when the limit lifts. */
   resetsAt?: number;
+  /**
+   * `resetsAt` was read from words: a time of day, rounded down to the minute (or the hour). An
+   * exact time from a structured event or an epoch always wins over it (docs/overnight.md).
+   */
+  resetFromWords?: boolean;
   retryAfterMs?: number;
+}
+
+/** A phrase an agent CLI (or the API behind it) uses for a limit, and where it was seen. */
+export interface LimitPhrase {
+  agent: 'Claude Code' | 'Codex' | 'Gemini CLI' | 'opencode' | 'Qwen Code' | 'any';
+  pattern: RegExp;
+  kind: LimitKind | 'spend_cap';
+  /** The real wording, as the agent printed it (checked against docs/agents.md by the tests). */
+  example: string;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-const USAGE = /\b(?:you[’']ve|you have) (?:hit|reached) your (?:usage |weekly |session |5-hour |daily )?limit\b|\busage limit (?:reached|exceeded)\b|\bquota (?:exceeded|exhausted)\b|\binsufficient_quota\b|\bRESOURCE_EXHAUSTED\b/i;
-const RATE = /\brate[ _-]?limit(?:ed|s)?\b|\btoo many requests\b|\b429\b/i;
-const OVERLOADED = /\boverloaded\b|\b529\b/i;
+/**
+ * Every phrase ralph knows, most decisive first: a spend cap is fatal, a usage limit waits for
+ * its reset, a rate limit backs off briefly, an overloaded API briefly too.
+ */
+export const LIMIT_PHRASES: readonly LimitPhrase[] = [
+  // The API key's monthly spend cap: no wait within a night lifts it (Anthropic's 400 invalid_request_error).
+  { agent: 'any', kind: 'spend_cap', pattern: /\breached your specified API usage limits\b/i, example: 'You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC.' },
+  { agent: 'Codex', kind: 'usage', pattern: /\byou[’']ve hit your usage limit\b/i, example: 'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 7:33 PM.' },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\byou[’']ve hit your (?:[\w-]+ ){0,2}limit\b/i, example: "You've hit your session limit · resets 8:03pm (UTC)" },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\byou[’']re out of extra usage\b/i, example: "You're out of extra usage · resets 9pm" },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\b(?:5-hour|weekly|session|daily|opus|sonnet) limit reached\b/i, example: '5-hour limit reached ∙ resets 12pm' },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\bClaude (?:AI )?usage limit reached\b/i, example: 'Claude usage limit reached. Your limit will reset at 12am.' },
+  { agent: 'Gemini CLI', kind: 'usage', pattern: /\bexhausted your (?:[\w-]+ ){0,2}quota\b/i, example: '[API Error: You have exhausted your daily quota on this model.]' },
+  { agent: 'Gemini CLI', kind: 'usage', pattern: /\bRESOURCE_EXHAUSTED\b|\bTerminalQuotaError\b/, example: 'RESOURCE_EXHAUSTED' },
+  { agent: 'opencode', kind: 'usage', pattern: /\bexceeded your current quota\b|\binsufficient_quota\b/i, example: 'You exceeded your current quota, please check your plan and billing details.' },
+  { agent: 'any', kind: 'usage', pattern: /\busage limit (?:reached|exceeded)\b|\bquota (?:exceeded|exhausted)\b/i, example: 'usage limit reached' },
+  { agent: 'any', kind: 'rate', pattern: /\brate[ _-]?limit(?:ed|s)?\b|\btoo many requests\b|\b429\b/i, example: "API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later." },
+  { agent: 'any', kind: 'overloaded', pattern: /\boverloaded\b|\b529\b/i, example: 'API Error: 529 Overloaded' },
+];
 
-/** The kind of limit a message speaks of, if any; `now` anchors "resets 3am". */
+/** The first phrase `text` holds, if any. */
+export function limitPhrase(text: string): LimitPhrase | undefined {
+  return LIMIT_PHRASES.find((p) => p.pattern.test(text));
+}
+
+/** Whether `text` speaks of the API key's spend cap (fatal: docs/agents.md). */
+export function isSpendCap(text: string): boolean {
+  return LIMIT_PHRASES[0]!.pattern.test(text);
+}
+
+/** The kind of limit a message speaks of, if any, and when it lifts; `now` anchors "resets 3am". */
 export function limitFromText(text: string, now: number = Date.now()): LimitMatch | undefined {
-  const kind: LimitKind | undefined = USAGE.test(text) ? 'usage' : RATE.test(text) ? 'rate' : OVERLOADED.test(text) ? 'overloaded' : undefined;
-  if (kind === undefined) return undefined;
-  const out: LimitMatch = { kind };
-  const resetsAt = resetTime(text, now);
-  if (resetsAt !== undefined) out.resetsAt = resetsAt;
+  const phrase = limitPhrase(text);
+  if (phrase === undefined || phrase.kind === 'spend_cap') return undefined;
+  return withTimes({ kind: phrase.kind }, text, now);
+}
+
+/** `limit` with the reset time or the wait that `text` gives, if it gives one. */
+export function withTimes(limit: LimitMatch, text: string, now: number): LimitMatch {
+  const out: LimitMatch = { ...limit };
+  const epoch = epochReset(text);
+  const words = epoch === undefined ? resetTime(text, now) : undefined;
+  if (epoch !== undefined) out.resetsAt = epoch;
+  else if (words !== undefined) {
+    out.resetsAt = words;
+    out.resetFromWords = true;
+  }
   const after = retryAfter(text);
   if (after !== undefined) out.retryAfterMs = after;
   return out;
@@ -34,11 +86,20 @@ export function limitEvent(limit: LimitMatch, message: string): Extract<Executor
     kind: limit.kind,
     message,
     ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}),
+    ...(limit.resetFromWords ? { resetFromWords: true } : {}),
     ...(limit.retryAfterMs !== undefined ? { retryAfterMs: limit.retryAfterMs } : {}),
   };
 }
 
-/** "try again in 20s", "try again in 5 minutes", "retry after 2 hours". */
+/** Claude Code's "Claude AI usage limit reached|1764112800": the exact reset, in epoch seconds (or ms). */
+function epochReset(text: string): number | undefined {
+  const m = /\blimit reached\|(\d{9,13})\b/i.exec(text);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return n < 1e12 ? n * 1000 : n;
+}
+
+/** "try again in 20s", "try again in 5 minutes", "retry after 2 hours", "Please retry in 20.5s". */
 export function retryAfter(text: string): number | undefined {
   const m = /\b(?:try again|retry) (?:in|after) ~?(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b/i.exec(text);
   if (!m) return undefined;
@@ -47,34 +108,54 @@ export function retryAfter(text: string): number | undefined {
   return Math.round(Number(m[1]) * ms);
 }
 
-/** "resets 3am", "resets 3:30pm (Europe/Berlin)", "resets at 15:00 (UTC)": the next such time. */
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MINUTE_MS = 60_000;
+
+// "resets 3am", "resets 3:30pm (Europe/Berlin)", "resets at 15:00 (UTC)", "will reset at 12am",
+// "resets Sep 15 at 7pm", "resets Feb 4, 8pm (Europe/Budapest)" (Claude Code); "try again at
+// 7:33 PM", "try again at Nov 27th, 2026 7:33 PM" (Codex).
+const RESET_AT =
+  /\b(resets?|try again)(?: at)? (?:([a-z]{3})[a-z]* (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?(?:,| at)? )?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i;
+
+/**
+ * When the limit lifts, from words, in epoch ms. With a date: that date. Without one, the time
+ * today; a time already past is "now" when it falls within the minute it names (the words are
+ * rounded down: "resets 8:03pm" at 8:03:40 has not lifted a minute early, it lifts about now), and
+ * always for Codex's "try again at" (Codex writes the date whenever it is not today); past that,
+ * Claude Code's "resets 3am" at 10pm is the next 3am.
+ */
 export function resetTime(text: string, now: number): number | undefined {
-  const m = /\bresets?(?: at)? (\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(text);
+  const m = RESET_AT.exec(text);
   if (!m) return undefined;
-  let hour = Number(m[1]);
-  const minute = m[2] === undefined ? 0 : Number(m[2]);
-  const half = m[3]?.toLowerCase();
-  if (half === undefined && m[2] === undefined) return undefined; // a bare number is not a time
+  const [, verb, monthName, dayText, yearText, hourText, minuteText, halfText, zoneText] = m;
+  let hour = Number(hourText);
+  const minute = minuteText === undefined ? 0 : Number(minuteText);
+  const half = halfText?.toLowerCase();
+  if (half === undefined && minuteText === undefined) return undefined; // a bare number is not a time
   if (hour > 23 || minute > 59 || (half !== undefined && (hour < 1 || hour > 12))) return undefined;
   if (half === 'pm' && hour !== 12) hour += 12;
   if (half === 'am' && hour === 12) hour = 0;
-  const zone = m[4]?.trim();
-  for (let day = 0; day <= 1; day++) {
-    const at = wallTimeIn(zone, now, day, hour, minute);
-    if (at === undefined) return undefined;
-    if (at > now) return at;
+  const zone = zoneText?.trim();
+  const today = zoneToday(zone, now);
+  if (today === undefined) return undefined;
+  if (monthName !== undefined) {
+    const month = MONTHS.indexOf(monthName.toLowerCase());
+    if (month === -1) return undefined;
+    const day = Number(dayText);
+    const year = yearText !== undefined ? Number(yearText) : today.year;
+    let at = Date.UTC(year, month, day, hour, minute) - today.offset;
+    // "Jan 2" read in late December is next year's.
+    if (yearText === undefined && at < now - 86_400_000) at = Date.UTC(year + 1, month, day, hour, minute) - today.offset;
+    return at;
   }
-  return undefined;
+  const at = Date.UTC(today.year, today.month - 1, today.day, hour, minute) - today.offset;
+  if (at > now) return at;
+  if (now - at < MINUTE_MS || verb!.toLowerCase() === 'try again') return now;
+  return Date.UTC(today.year, today.month - 1, today.day + 1, hour, minute) - today.offset;
 }
 
-/** Epoch ms of hour:minute on (today + dayOffset) in `zone` (local time when none). */
-function wallTimeIn(zone: string | undefined, now: number, dayOffset: number, hour: number, minute: number): number | undefined {
-  if (zone === undefined) {
-    const d = new Date(now);
-    d.setDate(d.getDate() + dayOffset);
-    d.setHours(hour, minute, 0, 0);
-    return d.getTime();
-  }
+/** Today's date in `zone` (local time when none), and the zone's offset from UTC now, in ms. */
+function zoneToday(zone: string | undefined, now: number): { year: number; month: number; day: number; offset: number } | undefined {
   let parts: Intl.DateTimeFormatPart[];
   try {
     parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(new Date(now));
@@ -84,25 +165,21 @@ function wallTimeIn(zone: string | undefined, now: number, dayOffset: number, ho
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   // The zone's offset now: its wall clock read as UTC, minus the real instant.
   const wallNowAsUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'));
-  const offset = wallNowAsUtc - Math.floor(now / 60_000) * 60_000;
-  return Date.UTC(get('year'), get('month') - 1, get('day') + dayOffset, hour, minute) - offset;
+  return { year: get('year'), month: get('month'), day: get('day'), offset: wallNowAsUtc - Math.floor(now / MINUTE_MS) * MINUTE_MS };
 }
 
 /**
  * A limit in a line an agent CLI printed in plain text mode. Stricter than limitFromText, since in
  * text mode the agent's own words are read too and may mention limits in passing: only the CLIs'
- * own notices count — Claude Code's "Claude AI usage limit reached|<epoch seconds>", "You've hit
- * your limit · resets 3am", "API Error: 429 …" / "… (529) …", Codex's "ERROR: You've hit your usage
- * limit …".
+ * own notices count, each a whole line — Claude Code's "Claude AI usage limit reached|<epoch>",
+ * "Claude usage limit reached. Your limit will reset at 3am", "You've hit your limit · resets
+ * 3am", "You're out of extra usage · resets 9pm", "5-hour limit reached ∙ resets 12pm", "API
+ * Error: 429 …" / "… (529) …"; Codex's "ERROR: You've hit your usage limit …".
  */
 export function limitFromPlainLine(line: string, now: number = Date.now()): LimitMatch | undefined {
   const text = line.trim();
-  const epoch = /^Claude AI usage limit reached\|(\d{9,13})$/.exec(text);
-  if (epoch) {
-    const n = Number(epoch[1]);
-    return { kind: 'usage', resetsAt: n < 1e12 ? n * 1000 : n };
-  }
-  if (/^(?:ERROR:\s*|■\s*)?you[’']ve hit your (?:usage |weekly |session )?limit\b/i.test(text)) return limitFromText(text, now) ?? { kind: 'usage' };
+  const notice = /^(?:ERROR:\s*|■\s*|⎿\s*)?(?:you[’']ve hit your (?:[\w-]+ ){0,2}limit\b|you[’']re out of extra usage\b|(?:5-hour|weekly|session|daily|opus|sonnet) limit reached\b|Claude (?:AI )?usage limit reached\b)/i;
+  if (notice.test(text)) return withTimes({ kind: 'usage' }, text, now);
   const api = /^(?:ERROR:\s*)?API Error:?.*?\b(429|529)\b/i.exec(text);
   if (api) {
     const found = limitFromText(text, now);

@@ -57,6 +57,8 @@ export interface ExecutorRunOptions {
   signal: AbortSignal;
   /** What is left of the run's --max-cost (USD), for agents that accept a budget. */
   budgetUsd?: number;
+  /** The loop's clock (epoch ms), against which an agent's "resets 3am" is read. */
+  now?: () => number;
 }
 
 export type ExecutorEvent =
@@ -103,9 +105,11 @@ export type ExecutorEvent =
   /**
    * The agent or the API refused for a usage or rate limit, or is overloaded. The loop waits
    * (docs/overnight.md) instead of counting a failure. `resetsAt` (epoch ms) when the agent said
-   * when the limit resets, `retryAfterMs` when it said how long to wait; neither: back off.
+   * when the limit resets (`resetFromWords` when that time was read from its words, rounded to the
+   * minute, rather than from an exact timestamp), `retryAfterMs` when it said how long to wait;
+   * neither: back off.
    */
-  | { type: 'limit'; kind: LimitKind; message: string; resetsAt?: number; retryAfterMs?: number }
+  | { type: 'limit'; kind: LimitKind; message: string; resetsAt?: number; resetFromWords?: boolean; retryAfterMs?: number }
   /** The agent's own permission system refused a tool call (the stall breaker counts these). */
   | { type: 'permission_denied'; tool: string; summary: string }
   /**

@@ -9,6 +9,7 @@ import type { Transcript } from '../runs/transcript.js';
 import type { RunBus } from './bus.js';
 import type { Clock } from './clock.js';
 import { ErrorLoopDetector } from './error-loop.js';
+import { mergeLimit } from './limit-wait.js';
 import { SilenceWatchdog } from './silence-watchdog.js';
 
 export type StopCause =
@@ -280,13 +281,9 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         break;
       case 'limit':
         watchdog.touch();
-        // One refusal often comes as several events (Claude: a rate_limit_event with the reset
-        // time, then a result that only says "limit"): a later one keeps what an earlier one knew.
-        {
-          const resetsAt = ev.resetsAt ?? result.limit?.resetsAt;
-          const retryAfterMs = ev.retryAfterMs ?? result.limit?.retryAfterMs;
-          result.limit = { ...ev, ...(resetsAt !== undefined ? { resetsAt } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-        }
+        // One refusal often comes as several events: an exact reset time is never replaced by one
+        // read from words (docs/overnight.md).
+        result.limit = mergeLimit(result.limit, ev);
         bus.emitEvent({ type: 'limit', iteration, kind: ev.kind, message: ev.message, ...(ev.resetsAt !== undefined ? { resetsAt: new Date(ev.resetsAt).toISOString() } : {}) });
         // The agent usually exits by itself after a refusal; one that hangs on is stopped.
         if (graceTimer === undefined) {
@@ -320,6 +317,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       env: input.env,
       ...(input.hideEnv ? { hideEnv: input.hideEnv } : {}),
       signal: abort.signal,
+      now: () => clock.now(),
       ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
     })) {
       handle(ev);

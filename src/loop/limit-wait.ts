@@ -33,13 +33,40 @@ export interface PlannedWait {
  */
 export function planWait(limit: LimitReport, now: number, streak: number): PlannedWait {
   if (limit.resetsAt !== undefined && Number.isFinite(limit.resetsAt)) {
-    return { until: Math.max(limit.resetsAt, now) + RESET_MARGIN_MS, basis: 'reset' };
+    // A reset already past waits only the margin, once: the same limit again right after the
+    // wake-up means the time was stale, and the run backs off instead of trying every 5 seconds.
+    if (limit.resetsAt > now || streak === 0) return { until: Math.max(limit.resetsAt, now) + RESET_MARGIN_MS, basis: 'reset' };
   }
   if (limit.retryAfterMs !== undefined && Number.isFinite(limit.retryAfterMs) && limit.retryAfterMs >= 0) {
     return { until: now + limit.retryAfterMs, basis: 'retry-after' };
   }
   const backoff = Math.min(BACKOFF_FIRST_MS[limit.kind] * 2 ** Math.min(streak, 20), BACKOFF_CAP_MS);
   return { until: now + backoff, basis: 'backoff' };
+}
+
+type LimitEvent = LimitReport & { resetFromWords?: boolean };
+
+/**
+ * One refusal often comes as several events (Claude Code: a `rate_limit_event` with the exact
+ * reset, then a result whose words give it rounded down to the minute). The later event names the
+ * kind and the message; the reset time is the exact one when any event gave one, else the latest
+ * read from words; a wait given before is kept when the later event gives none.
+ */
+export function mergeLimit<T extends LimitEvent>(before: LimitEvent | undefined, next: T): T {
+  const exactBefore = before?.resetsAt !== undefined && !before.resetFromWords;
+  const takeNext = next.resetsAt !== undefined && !(exactBefore && next.resetFromWords);
+  const reset = takeNext ? next : before;
+  const merged: T = { ...next };
+  delete merged.resetsAt;
+  delete merged.resetFromWords;
+  delete merged.retryAfterMs;
+  if (reset?.resetsAt !== undefined) {
+    merged.resetsAt = reset.resetsAt;
+    if (reset.resetFromWords) merged.resetFromWords = true;
+  }
+  const retryAfterMs = next.retryAfterMs ?? before?.retryAfterMs;
+  if (retryAfterMs !== undefined) merged.retryAfterMs = retryAfterMs;
+  return merged;
 }
 
 export type WaitEnd = 'done' | 'aborted' | 'stop-requested';

@@ -1,6 +1,6 @@
 // Waiting out usage limits (docs/overnight.md): when to try again, and a sleep that a stop ends.
 import { describe, expect, it } from 'vitest';
-import { planWait, RESET_MARGIN_MS, SharedLimits, sleepUntil, STOP_POLL_MS } from '../../src/loop/limit-wait.js';
+import { mergeLimit, planWait, RESET_MARGIN_MS, SharedLimits, sleepUntil, STOP_POLL_MS } from '../../src/loop/limit-wait.js';
 import { humanSpan, waitLine } from '../../src/ui/wait-line.js';
 import { FakeClock } from './fake-clock.js';
 
@@ -76,5 +76,31 @@ describe('waitLine', () => {
     expect(waitLine('usage', until, now)).toBe('waiting for the usage limit until 03:00 (2 h 13 m)');
     expect(humanSpan(250_000)).toBe('4 m 10 s');
     expect(humanSpan(12_000)).toBe('12 s');
+  });
+});
+
+describe('mergeLimit: one refusal, several events', () => {
+  const exact = { type: 'limit' as const, kind: 'usage' as const, message: 'claude: usage limit reached (five_hour)', resetsAt: 1_000_040_000 };
+  const words = { type: 'limit' as const, kind: 'usage' as const, message: "claude reported an API error (HTTP 429): You've hit your session limit · resets 8:03pm (UTC)", resetsAt: 1_000_000_000, resetFromWords: true };
+
+  it('an exact reset time is never replaced by one read from words, whichever comes last', () => {
+    expect(mergeLimit(exact, words)).toEqual({ ...words, resetsAt: exact.resetsAt, resetFromWords: undefined });
+    expect(mergeLimit(exact, words).resetFromWords).toBeUndefined();
+    expect(mergeLimit(words, exact)).toEqual(exact);
+  });
+
+  it('a later time of the same kind wins; a wait given before is kept', () => {
+    expect(mergeLimit(words, { ...words, resetsAt: 2 })).toMatchObject({ resetsAt: 2, resetFromWords: true });
+    expect(mergeLimit({ ...exact, retryAfterMs: 20_000 }, { type: 'limit', kind: 'rate', message: 'x' })).toEqual({ type: 'limit', kind: 'rate', message: 'x', resetsAt: exact.resetsAt, retryAfterMs: 20_000 });
+  });
+});
+
+describe('planWait after a wake-up', () => {
+  it('the same past reset again right after waking backs off instead of trying every 5 seconds', () => {
+    const stale = { kind: 'usage' as const, message: 'limit', resetsAt: NOW - 10_000 };
+    expect(planWait(stale, NOW, 0)).toEqual({ until: NOW + RESET_MARGIN_MS, basis: 'reset' });
+    expect(planWait(stale, NOW, 1)).toEqual({ until: NOW + 120_000, basis: 'backoff' });
+    // A reset still ahead is waited for, however many limits came before.
+    expect(planWait({ ...stale, resetsAt: NOW + 40_000 }, NOW, 3)).toEqual({ until: NOW + 40_000 + RESET_MARGIN_MS, basis: 'reset' });
   });
 });

@@ -14,9 +14,9 @@
 // The same decoder reads Claude-compatible streams of other agents (Qwen Code, Amp), named by
 // `format` and `agent` in what it reports. Qwen Code's input_tokens include the cache reads
 // (it speaks OpenAI-compatible APIs, where prompt tokens do): they are taken out.
-import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent, TokenUsage } from '../types.js';
 import { addUsage, usageSince, ZERO_USAGE } from '../types.js';
+import { agentErrorEvents, FATAL_STATUSES } from './agent-error.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import {
   ERROR_MAX,
@@ -37,9 +37,6 @@ const SUMMARY_FIELDS = ['command', 'file_path', 'notebook_path', 'path', 'patter
 
 /** Claude Code's own notices are written as assistant messages of this model. */
 const SYNTHETIC_MODEL = '<synthetic>';
-
-/** HTTP statuses after which no retry can succeed: the key or its permissions are wrong. */
-const FATAL_STATUSES = new Set([401, 403]);
 
 export function summarizeToolInput(input: unknown): string {
   const fields = asObject(input);
@@ -115,6 +112,8 @@ export class ClaudeStreamDecoder implements StreamDecoder {
      * (Qwen Code after `--resume`): session id → the last total, kept across iterations.
      */
     private readonly sessionTotals?: Map<string, TokenUsage>,
+    /** The loop's clock, against which "resets 3am" is read. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
@@ -226,22 +225,6 @@ export class ClaudeStreamDecoder implements StreamDecoder {
     return out;
   }
 
-  /** An API error the CLI gave up on: fatal for 401/403, a limit for 429/529, else an error. */
-  private apiError(text: string, status: number | undefined, code: string | undefined): ExecutorEvent[] {
-    const detail = oneLine(text, WARNING_MAX - 60);
-    const label = status !== undefined ? `HTTP ${status}` : code;
-    const message = `${this.agent} reported an API error${label ? ` (${label})` : ''}: ${detail}`;
-    if ((status !== undefined && FATAL_STATUSES.has(status)) || code === 'authentication_failed') {
-      return [{ type: 'error', message, fatal: true, ...(status !== undefined ? { status } : {}) }];
-    }
-    const out: ExecutorEvent[] = [{ type: 'error', message, ...(status !== undefined ? { status } : {}) }];
-    const limit = limitFromText(text);
-    const kind = status === 529 || code === 'overloaded' ? 'overloaded' : status === 429 || code === 'rate_limit' ? (limit?.kind === 'usage' ? 'usage' : 'rate') : limit?.kind;
-    // The status decides the kind; the text still gives when it resets or how long to wait.
-    if (kind !== undefined) out.push(limitEvent({ ...limit, kind }, message));
-    return out;
-  }
-
   private turnTokens(reported: TokenUsage, session: string | undefined): TokenUsage {
     if (this.sessionTotals === undefined || session === undefined) return reported;
     const before = this.sessionTotals.get(session);
@@ -270,16 +253,16 @@ export class ClaudeStreamDecoder implements StreamDecoder {
         asString(event.result) ??
         asString(asObject(event.error)?.message) ??
         asArray(event.errors).filter((e): e is string => typeof e === 'string').join('; ');
+      let message: string;
       if (status !== undefined) {
-        out.push(...this.apiError(detail, status, undefined));
+        message = `${this.agent} reported an API error (HTTP ${status}): ${oneLine(detail, WARNING_MAX - 60)}`;
       } else {
         // Claude Code 2.1.197 reports API errors as subtype "success" with is_error: the subtype says nothing then.
         const subtype = asString(event.subtype);
         const label = subtype && subtype !== 'success' ? ` (${subtype})` : '';
-        out.push({ type: 'error', message: bounded(`${this.agent} reported an error${label}${detail ? `: ${oneLine(detail, WARNING_MAX)}` : ''}`, WARNING_MAX) });
-        const limit = detail ? limitFromText(detail) : undefined;
-        if (limit) out.push({ type: 'limit', kind: limit.kind, message: oneLine(detail, WARNING_MAX), ...(limit.resetsAt !== undefined ? { resetsAt: limit.resetsAt } : {}) });
+        message = bounded(`${this.agent} reported an error${label}${detail ? `: ${oneLine(detail, WARNING_MAX)}` : ''}`, WARNING_MAX);
       }
+      out.push(...agentErrorEvents({ message, text: detail, ...(status !== undefined ? { status } : {}), now: this.now() }));
     }
     return out;
   }

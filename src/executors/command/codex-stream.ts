@@ -9,8 +9,8 @@
 // After `codex exec … resume <thread>`, `turn.completed.usage` is the thread's running total, not
 // the turn's. The last total of each thread is kept in a ledger that lives as long as the executor
 // (across iterations), and each turn reports the difference (docs/agents.md).
-import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
+import { agentErrorEvents } from './agent-error.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import {
   ERROR_MAX,
@@ -41,14 +41,16 @@ export interface CodexTotals {
 /** thread id → the last running total it reported. */
 export type CodexLedger = Map<string, CodexTotals>;
 
-const FATAL = /\b(?:401|403)\b|\bunauthorized\b|\bforbidden\b|\binvalid api key\b/i;
-
 export class CodexStreamDecoder implements StreamDecoder {
   readonly format = 'codex-json';
   private thread: string | undefined;
   private lastFailure: string | undefined;
 
-  constructor(private readonly ledger: CodexLedger = new Map()) {}
+  constructor(
+    private readonly ledger: CodexLedger = new Map(),
+    /** The loop's clock, against which "try again at 7:33 PM" is read. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
     switch (event.type) {
@@ -149,13 +151,7 @@ export class CodexStreamDecoder implements StreamDecoder {
     // `turn.failed` repeats the `error` before it: report it once.
     if (message !== undefined && message === this.lastFailure) return [];
     this.lastFailure = message;
-    const text = bounded(`codex ${what}${message ? `: ${message}` : ''}`, WARNING_MAX);
-    const limit = message ? limitFromText(message) : undefined;
-    if (limit) {
-      return [{ type: 'error', message: text }, limitEvent(limit, text)];
-    }
-    if (message && FATAL.test(message)) return [{ type: 'error', message: text, fatal: true }];
-    return [{ type: 'error', message: text }];
+    return agentErrorEvents({ message: bounded(`codex ${what}${message ? `: ${message}` : ''}`, WARNING_MAX), text: message ?? '', now: this.now() });
   }
 
   private warning(what: string, message: string | undefined): ExecutorEvent {

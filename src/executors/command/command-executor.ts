@@ -151,13 +151,13 @@ async function* runProgram(
   // The loop records the group so that a crashed ralph's orphan can be stopped on --resume.
   if (pid !== undefined) emit({ type: 'process', pid });
 
-  const decoder = decoderFor(format, session.formats);
+  const decoder = decoderFor(format, session.formats, run.now);
   const json = decoder === undefined ? undefined : new JsonEventStream(decoder, tuning.maxJsonLineBytes ?? MAX_JSON_LINE_BYTES);
   // Text: ralph's own prompt echoed back is logged, never read as the agent's words.
   const echo = json === undefined ? { stdout: new EchoFilter(run.prompt.text), stderr: new EchoFilter(run.prompt.text) } : undefined;
   const stderrTail = new StderrTail();
   // Text: the CLIs' own limit notices become limit events (the decoders do it for JSON formats).
-  const limits = echo === undefined ? undefined : { stdout: new PlainLimits(), stderr: new PlainLimits() };
+  const limits = echo === undefined ? undefined : { stdout: new PlainLimits(run.now), stderr: new PlainLimits(run.now) };
   const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   const emitText = (stream: 'stdout' | 'stderr', pieces: { kind: 'text' | 'log'; chunk: Buffer }[], last = false): void => {
     // A chunk held whole (it may still be the prompt's echo) is proof of life all the same.

@@ -7,8 +7,8 @@ import { ClaudeStreamDecoder, summarizeToolInput } from './claude-stream.js';
 import { ERROR_MAX, asObject, bounded, oneLine, type JsonObject } from './untrusted.js';
 
 export class CursorStreamDecoder extends ClaudeStreamDecoder {
-  constructor() {
-    super('cursor-json', 'cursor-agent');
+  constructor(now: () => number = Date.now) {
+    super('cursor-json', 'cursor-agent', false, undefined, now);
   }
 
   override decode(event: JsonObject): ExecutorEvent[] {

@@ -23,24 +23,24 @@ export function newFormatMemory(): FormatMemory {
 }
 
 /** The decoder of a JSON format; undefined for text. */
-export function decoderFor(format: StreamFormat, memory: FormatMemory): StreamDecoder | undefined {
+export function decoderFor(format: StreamFormat, memory: FormatMemory, now: () => number = Date.now): StreamDecoder | undefined {
   switch (format) {
     case 'text':
       return undefined;
     case 'claude-json':
-      return new ClaudeStreamDecoder();
+      return new ClaudeStreamDecoder('claude-json', 'claude', false, undefined, now);
     case 'qwen-json':
-      return new ClaudeStreamDecoder('qwen-json', 'qwen', true, memory.qwenTotals);
+      return new ClaudeStreamDecoder('qwen-json', 'qwen', true, memory.qwenTotals, now);
     case 'amp-json':
-      return new ClaudeStreamDecoder('amp-json', 'amp');
+      return new ClaudeStreamDecoder('amp-json', 'amp', false, undefined, now);
     case 'cursor-json':
-      return new CursorStreamDecoder();
+      return new CursorStreamDecoder(now);
     case 'codex-json':
-      return new CodexStreamDecoder(memory.codexTotals);
+      return new CodexStreamDecoder(memory.codexTotals, now);
     case 'gemini-json':
-      return new GeminiStreamDecoder();
+      return new GeminiStreamDecoder(now);
     case 'opencode-json':
-      return new OpencodeStreamDecoder();
+      return new OpencodeStreamDecoder(now);
     default: {
       const unknown: never = format;
       throw new Error(`unknown stream format: ${String(unknown)}`);

@@ -7,9 +7,9 @@
 //
 // Tokens: stats.input_tokens includes the cached part, given again as `cached` (with `input` the
 // rest), so input = input_tokens − cached, cacheRead = cached. No prices: costUsd is null.
-import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import { summarizeToolInput } from './claude-stream.js';
+import { agentErrorEvents } from './agent-error.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import { ERROR_MAX, WARNING_MAX, asCount, asObject, asString, bounded, oneLine, type JsonObject } from './untrusted.js';
 
@@ -18,6 +18,9 @@ export class GeminiStreamDecoder implements StreamDecoder {
   private readonly tools = new Map<string, { name: string; summary: string }>();
   /** An assistant message is being written and has not ended its line yet. */
   private open = false;
+
+  /** `now`: the loop's clock, against which "resets 3am" is read. */
+  constructor(private readonly now: () => number = Date.now) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
     const out: ExecutorEvent[] = [];
@@ -95,11 +98,6 @@ export class GeminiStreamDecoder implements StreamDecoder {
   private failure(message: string, warningOnly: boolean): ExecutorEvent[] {
     const text = bounded(`gemini reported ${warningOnly ? 'a warning' : 'an error'}: ${oneLine(message, WARNING_MAX)}`, WARNING_MAX);
     if (warningOnly) return [{ type: 'warning', message: text }];
-    const out: ExecutorEvent[] = [];
-    const fatal = /\b(?:401|403)\b|API key not valid|PERMISSION_DENIED|UNAUTHENTICATED/i.test(message);
-    out.push({ type: 'error', message: text, ...(fatal ? { fatal: true } : {}) });
-    const limit = fatal ? undefined : limitFromText(message);
-    if (limit) out.push(limitEvent(limit, text));
-    return out;
+    return agentErrorEvents({ message: text, text: message, now: this.now() });
   }
 }

@@ -6,15 +6,18 @@
 //
 // Tokens: part.tokens.input excludes the cache, given as cache.read and cache.write; reasoning
 // tokens are billed as output and counted there. Cost: part.cost, in USD.
-import { limitEvent, limitFromText } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 import { summarizeToolInput } from './claude-stream.js';
+import { agentErrorEvents } from './agent-error.js';
 import type { StreamDecoder } from './stream-decoder.js';
 import { ERROR_MAX, WARNING_MAX, asCost, asCount, asObject, asString, bounded, endLine, oneLine, type JsonObject } from './untrusted.js';
 
 export class OpencodeStreamDecoder implements StreamDecoder {
   readonly format = 'opencode-json';
   private session: string | undefined;
+
+  /** `now`: the loop's clock, against which "resets 3am" is read. */
+  constructor(private readonly now: () => number = Date.now) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
     const out: ExecutorEvent[] = [];
@@ -69,10 +72,7 @@ export class OpencodeStreamDecoder implements StreamDecoder {
     const message = asString(data.message) ?? asString(error.name) ?? 'error';
     const status = typeof data.statusCode === 'number' ? data.statusCode : undefined;
     const text = bounded(`opencode reported an error${status !== undefined ? ` (HTTP ${status})` : ''}: ${oneLine(message, WARNING_MAX)}`, WARNING_MAX);
-    const fatal = status === 401 || status === 403 || error.name === 'ProviderAuthError';
-    const out: ExecutorEvent[] = [{ type: 'error', message: text, ...(status !== undefined ? { status } : {}), ...(fatal ? { fatal: true } : {}) }];
-    const limit = fatal ? undefined : status === 429 ? (limitFromText(message) ?? { kind: 'rate' as const }) : limitFromText(message);
-    if (limit) out.push(limitEvent(limit, text));
-    return out;
+    const name = asString(error.name);
+    return agentErrorEvents({ message: text, text: message, ...(status !== undefined ? { status } : {}), ...(name !== undefined ? { code: name } : {}), now: this.now() });
   }
 }

@@ -10,6 +10,9 @@ export class PlainLimits {
   private partial = '';
   private skipping = false;
 
+  /** `now`: the loop's clock, against which "resets 3am" is read. */
+  constructor(private readonly now: () => number = Date.now) {}
+
   /** Limit events in the complete lines of this chunk (a line already decoded as text). */
   push(text: string): ExecutorEvent[] {
     const out: ExecutorEvent[] = [];
@@ -41,7 +44,7 @@ export class PlainLimits {
   }
 
   private check(line: string, out: ExecutorEvent[]): void {
-    const limit = limitFromPlainLine(line);
+    const limit = limitFromPlainLine(line, this.now());
     if (!limit) return;
     out.push(limitEvent(limit, line.trim().slice(0, 500)));
   }

@@ -130,7 +130,7 @@ describe('claude-json limits', () => {
   it('a result "You\'ve hit your limit · resets 3am" without an API status is a usage limit too', () => {
     const events = decode([{ type: 'result', subtype: 'success', is_error: true, result: "You've hit your limit · resets 3am (UTC)", usage: {} }], decoderFor('claude-json', newFormatMemory())!);
     expect(events.filter((e) => e.type === 'limit')).toEqual([
-      { type: 'limit', kind: 'usage', message: "You've hit your limit · resets 3am (UTC)", resetsAt: expect.any(Number) },
+      { type: 'limit', kind: 'usage', message: "claude reported an error: You've hit your limit · resets 3am (UTC)", resetsAt: expect.any(Number), resetFromWords: true },
     ]);
     expect(events).toContainEqual({ type: 'error', message: "claude reported an error: You've hit your limit · resets 3am (UTC)" });
   });
