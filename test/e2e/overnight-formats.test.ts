@@ -13,11 +13,14 @@ afterAll(removeTempDirs);
 const AGENT = join(ROOT, 'test/fixtures/agents/limit-once.mjs');
 
 describe.concurrent('a usage limit with a reset time, then completion', () => {
-  it.for(['claude-json', 'codex-json', 'text'])('%s: waits for the reset, completes in iteration 1, exit 0', async (format, { expect }) => {
+  // claude-json-rounded: the exact reset in a rate_limit_event, then words that round it down to
+  // the minute (already past): the exact time is waited for, never tomorrow's.
+  it.for(['claude-json', 'claude-json-rounded', 'codex-json', 'text'])('%s: waits for the reset, completes in iteration 1, exit 0', async (mode, { expect }) => {
+    const format = mode === 'claude-json-rounded' ? 'claude-json' : mode;
     const dir = makeTempDir();
     writeFileSync(join(dir, 'plan.md'), planText({ id: 'limits' }));
     const ran = await new Promise<{ status: number | null; stderr: string }>((done) => {
-      const child = execFile(process.execPath, [RALPH_BIN, 'exec', 'plan.md', '--stream-format', format, '--quiet', '--', process.execPath, AGENT, format, '2'], {
+      const child = execFile(process.execPath, [RALPH_BIN, 'exec', 'plan.md', '--stream-format', format, '--quiet', '--', process.execPath, AGENT, mode, '2'], {
         cwd: dir,
         timeout: 60_000,
         env: { ...process.env, NO_COLOR: '1' },
