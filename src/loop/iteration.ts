@@ -327,6 +327,9 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
     result.exitCode = null;
     result.exitError = `the executor failed: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
+    // What is still gathered goes to the file now: a disk that cannot take it ends the run as any full disk.
+    input.transcript.flush();
+    checkTranscript();
     watchdog.stop();
     if (graceTimer !== undefined) clock.clearTimeout(graceTimer);
     if (iterationTimer !== undefined) clock.clearTimeout(iterationTimer);

@@ -3,8 +3,17 @@
 // ring file beside it (no memory grows); when the iteration ends the ring is appended in order,
 // after a line that says how much was dropped. A write that fails (a full disk) stops writing
 // and is reported, never thrown at the stream that feeds it.
+//
+// Output is written in chunks, not a write(2) per piece the executor hands over (a JSON stream
+// format hands over one a line): pieces are gathered up to FLUSH_BYTES and written when that is
+// full and at the end of the event loop's turn in which they came (setImmediate), so the file is
+// never more than one turn behind what ralph has read, and a ralph killed by SIGKILL leaves a
+// log that holds the output, whole and in order, up to its last flush (docs/files.md#transcripts).
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+
+/** Output gathered before one write. */
+const FLUSH_BYTES = 64 * 1024;
 
 export interface TranscriptSummary {
   /** Bytes the executor produced in the iteration. */
@@ -22,6 +31,11 @@ export class Transcript {
   private readonly tailBytes: number;
   /** Everything the executor wrote, kept or not. */
   total = 0;
+  /** Bytes handed to the file (head and ring); the rest of `total` is in `pending`. */
+  private written = 0;
+  private readonly pending = Buffer.allocUnsafe(FLUSH_BYTES);
+  private pendingBytes = 0;
+  private flushSoon: NodeJS.Immediate | undefined;
   /** The first write error (ENOSPC, EDQUOT, EIO…); nothing is written after it. */
   error: NodeJS.ErrnoException | undefined;
 
@@ -39,9 +53,32 @@ export class Transcript {
   write(chunk: Buffer | string): void {
     if (this.fd < 0 || this.error) return;
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.total += buf.length;
+    if (this.pendingBytes + buf.length > FLUSH_BYTES) this.flush();
+    if (buf.length >= FLUSH_BYTES) this.writeOut(buf);
+    else {
+      buf.copy(this.pending, this.pendingBytes);
+      this.pendingBytes += buf.length;
+      this.flushSoon ??= setImmediate(() => {
+        this.flushSoon = undefined;
+        this.flush();
+      });
+    }
+  }
+
+  /** Writes what is gathered; an error is kept in `error`, never thrown. */
+  flush(): void {
+    if (this.pendingBytes === 0) return;
+    const data = this.pending.subarray(0, this.pendingBytes);
+    this.pendingBytes = 0;
+    this.writeOut(data);
+  }
+
+  private writeOut(buf: Buffer): void {
+    if (this.fd < 0 || this.error) return;
     try {
-      const before = this.total;
-      this.total += buf.length;
+      const before = this.written;
+      this.written += buf.length;
       const inHead = Math.max(0, Math.min(buf.length, this.headBytes - before));
       if (inHead > 0) writeAll(this.fd, buf.subarray(0, inHead), null);
       if (inHead < buf.length) this.toRing(buf.subarray(inHead), before + inHead - this.headBytes);
@@ -67,6 +104,9 @@ export class Transcript {
 
   /** Finishes the log (the note and the tail, in order) and says what was kept. */
   close(): TranscriptSummary {
+    this.flush();
+    if (this.flushSoon !== undefined) clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
     const past = Math.max(0, this.total - this.headBytes);
     const dropped = Math.max(0, past - this.tailBytes);
     if (this.fd >= 0) {

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, makeTempDir, planText, RALPH_BIN, removeTempDirs, ROOT } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
@@ -97,3 +97,38 @@ it('on a terminal (a pty through script(1)), 150 MB of agent output keeps memory
   expect(code, tail).toBe(0);
   expect(peak, `peak RSS ${peak.toFixed(0)} MiB`).toBeLessThan(200);
 }, 120_000);
+
+// The transcript is written in chunks (docs/files.md#transcripts): a ralph killed by SIGKILL while
+// its agent is quiet leaves a log that holds every byte the agent wrote, in order, nothing torn.
+it('SIGKILL while the agent is quiet: iterations/1.log holds all its output so far, whole', async () => {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, 'plan.md'), planText({ id: 'killed' }));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.ANTHROPIC_API_KEY;
+  // Many small writes (one a line), then silence.
+  const agent = "let i = 0; const next = () => { if (i < 3000) { process.stdout.write(`line ${i++}\\n`); setImmediate(next); } else { process.stdout.write('END\\n'); setInterval(() => {}, 1000); } }; next();";
+  const child = spawn(process.execPath, [RALPH_BIN, 'exec', 'plan.md', '--quiet', '--', process.execPath, '-e', agent], { cwd: dir, env, stdio: 'ignore' });
+  const expected = `${Array.from({ length: 3000 }, (_, i) => `line ${i}\n`).join('')}END\n`;
+  const runs = join(dir, '.ralph', 'runs');
+  const log = () => {
+    try {
+      return readFileSync(join(runs, readdirSync(runs)[0]!, 'iterations', '1.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  // Waits for the content itself (the test's own timeout bounds it); ralph goes whatever happens.
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+    try {
+      const state = JSON.parse(readFileSync(join(runs, readdirSync(runs)[0]!, 'state.json'), 'utf8')) as { executorPid: number | null };
+      if (state.executorPid) process.kill(-state.executorPid, 'SIGKILL');
+    } catch {
+      // no run, or the agent is gone
+    }
+  });
+  while (!log().endsWith('END\n')) await new Promise((r) => setTimeout(r, 50));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('close', r));
+  expect(log()).toBe(expected);
+}, 60_000);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -59,3 +59,32 @@ describe('the transcript cap (docs/hostile.md)', () => {
     );
   });
 });
+
+describe('the transcript is written in chunks (docs/files.md#transcripts)', () => {
+  it("gathers small pieces and writes them at the end of the event loop's turn, whole and in order, without waiting for close", async () => {
+    const path = join(temp(), '1.log');
+    const t = new Transcript(path);
+    const lines = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`);
+    for (const line of lines) t.write(Buffer.from(line));
+    // Nothing is written a line at a time: what is gathered waits for the turn to end (or 64 KiB).
+    expect(statSync(path).size).toBeLessThan(lines.join('').length);
+    expect(lines.join('').startsWith(readFileSync(path, 'utf8'))).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    // A ralph killed now (SIGKILL) leaves all of it.
+    expect(readFileSync(path, 'utf8')).toBe(lines.join(''));
+    t.write('last');
+    expect(t.close().totalBytes).toBe(lines.join('').length + 4);
+    expect(readFileSync(path, 'utf8')).toBe(`${lines.join('')}last`);
+  });
+
+  it('a piece larger than the gathering buffer goes straight through, after what was gathered', () => {
+    const path = join(temp(), '1.log');
+    const t = new Transcript(path);
+    const big = 'b'.repeat(200 * 1024);
+    t.write('small ');
+    t.write(big);
+    expect(readFileSync(path, 'utf8')).toBe(`small ${big}`);
+    t.close();
+  });
+});
+

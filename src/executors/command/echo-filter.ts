@@ -4,14 +4,19 @@
 // close. This filter recognises the echo — the prompt's first line, then its following lines in
 // order — and hands those lines back as log-only, so they are kept in the transcript but never
 // parsed (docs/agents.md). A line is held only while it can still be the prompt line expected
-// next; anything else passes on at once, so half lines still stream.
+// next; anything else passes on at once, so half lines still stream. Outside an echo only a line
+// holding the prompt's first line can start one, so the lines before it pass on as one piece:
+// an agent's output stays in chunks, not one piece (and one transcript write) a line.
 
 const MAX_HELD = 64 * 1024;
+const LF = 0x0a;
 
 export type Piece = { kind: 'text' | 'log'; chunk: Buffer };
 
 export class EchoFilter {
   private readonly lines: string[];
+  /** The prompt's first line, as the bytes any line that starts an echo contains. */
+  private readonly first: Buffer | undefined;
   /** Index of the prompt line expected next while an echo is being read; -1 when not in one. */
   private next = -1;
   private held: Buffer[] = [];
@@ -24,16 +29,26 @@ export class EchoFilter {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '');
+    this.first = this.lines[0] === undefined ? undefined : Buffer.from(this.lines[0]);
   }
 
   push(chunk: Buffer): Piece[] {
     const out: Piece[] = [];
     let start = 0;
     while (start < chunk.length) {
-      const nl = chunk.indexOf(0x0a, start);
+      if (!this.passing && this.heldBytes === 0 && this.next < 0) {
+        // At a line start outside an echo: every whole line before the next one that holds the
+        // prompt's first line is the agent's.
+        const at = this.first === undefined ? -1 : chunk.indexOf(this.first, start);
+        const lineStart = Math.max(start, chunk.lastIndexOf(LF, at === -1 ? chunk.length - 1 : at) + 1);
+        if (lineStart > start) add(out, 'text', chunk.subarray(start, lineStart));
+        start = lineStart;
+        if (start === chunk.length) break;
+      }
+      const nl = chunk.indexOf(LF, start);
       const end = nl === -1 ? chunk.length : nl + 1;
       const piece = chunk.subarray(start, end);
-      if (this.passing) out.push({ kind: 'text', chunk: piece });
+      if (this.passing) add(out, 'text', piece);
       else {
         this.held.push(piece);
         this.heldBytes += piece.length;
@@ -68,7 +83,7 @@ export class EchoFilter {
 
   /** The held start of a line is the agent's: hand it on, and the rest of the line with it. */
   private release(out: Piece[]): void {
-    out.push({ kind: 'text', chunk: Buffer.concat(this.held, this.heldBytes) });
+    add(out, 'text', this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held, this.heldBytes));
     this.held = [];
     this.heldBytes = 0;
     this.passing = true;
@@ -76,10 +91,10 @@ export class EchoFilter {
   }
 
   private finishLine(out: Piece[]): void {
-    const line = Buffer.concat(this.held, this.heldBytes);
+    const line = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held, this.heldBytes);
     this.held = [];
     this.heldBytes = 0;
-    out.push({ kind: this.isEcho(line.toString('utf8').trim()) ? 'log' : 'text', chunk: line });
+    add(out, this.isEcho(line.toString('utf8').trim()) ? 'log' : 'text', line);
   }
 
   private isEcho(line: string): boolean {
@@ -99,4 +114,12 @@ export class EchoFilter {
     }
     return false;
   }
+}
+
+/** Appends a piece, joined to the last one when both are of one kind and adjacent in memory. */
+function add(out: Piece[], kind: Piece['kind'], chunk: Buffer): void {
+  const last = out[out.length - 1];
+  if (last !== undefined && last.kind === kind && last.chunk.buffer === chunk.buffer && last.chunk.byteOffset + last.chunk.length === chunk.byteOffset) {
+    last.chunk = Buffer.from(chunk.buffer, last.chunk.byteOffset, last.chunk.length + chunk.length);
+  } else out.push({ kind, chunk });
 }

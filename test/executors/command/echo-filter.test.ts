@@ -47,4 +47,20 @@ describe('EchoFilter', () => {
       { numRuns: 100 },
     );
   });
+
+  it("hands the agent's lines on in one piece per chunk, not one a line (the transcript is written in chunks)", () => {
+    const f = new EchoFilter(PROMPT);
+    const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}\n`).join('');
+    const pieces = f.push(Buffer.from(`${lines}half a li`));
+    expect(pieces.map((p) => p.kind)).toEqual(['text']);
+    expect(pieces.map((p) => p.chunk.toString()).join('')).toBe(`${lines}half a li`);
+    // An echo inside a chunk splits it: the lines before it, the echo, the lines after it.
+    const g = new EchoFilter(PROMPT);
+    const out = g.push(Buffer.from(`a\nb\n${PROMPT}c\nd\n`));
+    expect(out.map((p) => [p.kind, p.chunk.toString()])).toEqual([
+      ['text', 'a\nb\n'],
+      ['log', PROMPT],
+      ['text', 'c\nd\n'],
+    ]);
+  });
 });

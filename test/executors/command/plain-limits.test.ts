@@ -1,0 +1,36 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PlainLimits } from '../../../src/executors/command/plain-limits.js';
+
+const NOTICES = 'Claude AI usage limit reached|1767225600\nYou\'ve hit your limit · resets 3am\nAPI Error: 529 {"type":"overloaded_error"}\n';
+
+function kinds(chunks: string[]): string[] {
+  const p = new PlainLimits();
+  return [...chunks.flatMap((c) => p.push(c)), ...p.end()].map((e) => (e.type === 'limit' ? e.kind : e.type));
+}
+
+describe('PlainLimits', () => {
+  it('finds each CLI notice among many ordinary lines, and only those', () => {
+    const filler = Array.from({ length: 500 }, (_, i) => `step ${i}: we are within the limits of this API; no error\n`).join('');
+    expect(kinds([`${filler}${NOTICES}${filler}`])).toEqual(['usage', 'usage', 'overloaded']);
+    expect(kinds([filler])).toEqual([]);
+  });
+
+  it('finds the same notices whatever the chunking (property)', () => {
+    const stream = `intro line\nlimit of patience\n${NOTICES}tail without end`;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 30 }), { maxLength: 30 }), (cuts) => {
+        const chunks: string[] = [];
+        let at = 0;
+        for (const c of cuts) {
+          if (at >= stream.length) break;
+          chunks.push(stream.slice(at, at + c));
+          at += c;
+        }
+        if (at < stream.length) chunks.push(stream.slice(at));
+        expect(kinds(chunks)).toEqual(['usage', 'usage', 'overloaded']);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
