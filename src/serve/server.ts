@@ -101,7 +101,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     if (!allowedHosts().has(req.headers.host ?? '')) return fail(res, 421, 'this server answers to its own address only');
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
-    if (req.method === 'POST' && path === '/api/stop') return void stop(req, res);
+    if (path === '/api/stop') return req.method === 'POST' ? void stop(req, res) : fail(res, 405, 'POST only');
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 405, 'read-only: GET only (and POST /api/stop)');
     switch (path) {
       case '/':
