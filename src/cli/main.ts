@@ -15,6 +15,8 @@ import { registerConfig } from './config.js';
 import { registerWorker } from './worker.js';
 import { registerInit } from './init.js';
 import { registerRuns } from './runs.js';
+import { registerServe } from './serve.js';
+import { registerLogs } from './logs.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -28,6 +30,8 @@ const COMMANDS: RegisterCommand[] = [
   registerBatch,
   registerConfig,
   registerWorker,
+  registerServe,
+  registerLogs,
 ];
 
 export async function main(

@@ -8,21 +8,13 @@ export const registerStop: RegisterCommand = (program, ctx) => {
     .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
     .option('--run-dir <dir>', 'a run directory to address directly')
     .action(async (run: string, flags: { cwd?: string; runDir?: string }) => {
-      const { writeFileSync } = await import('node:fs');
       const { findRun } = await import('../runs/find-run.js');
-      const { viewRun } = await import('../runs/run-view.js');
-      const paths = findRun(flags.cwd ?? process.cwd(), run, flags.runDir);
-      const view = viewRun(paths);
-      if (view.health !== 'running' && view.health !== 'stale') {
-        ctx.stdout.write(`run ${view.runId} is not running (${view.health}): nothing to stop\n`);
-        return;
-      }
-      try {
-        writeFileSync(paths.stopRequest, `stop requested at ${new Date().toISOString()}\n`);
-      } catch (error) {
-        const { UsageError } = await import('../errors.js');
-        throw new UsageError(`cannot write the stop request ${paths.stopRequest}: ${(error as Error).message}`, 'Remove whatever is in its place, or stop the run with Ctrl+C / SIGTERM.');
-      }
-      ctx.stdout.write(`asked run ${view.runId} to stop after its current iteration (${paths.stopRequest})\n`);
+      const { requestStop } = await import('../runs/stop-request.js');
+      const answer = requestStop(findRun(flags.cwd ?? process.cwd(), run, flags.runDir));
+      ctx.stdout.write(
+        answer.asked
+          ? `asked run ${answer.runId} to stop after its current iteration (${answer.file})\n`
+          : `run ${answer.runId} is not running (${answer.health}): nothing to stop\n`,
+      );
     });
 };

@@ -12,6 +12,7 @@ import { createLiveBars } from './live-bars.js';
 import { displayBudget } from './display-budget.js';
 import type { Renderer, RendererOptions } from './renderer.js';
 import { stripControl } from './sanitize.js';
+import { toolLabel } from './tool-label.js';
 
 const COLORS = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
 const MAX_PENDING = 64 * 1024;
@@ -23,6 +24,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
   const s = { started: now().getTime(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false };
   // A wait is kept as what and until when, not as text: every redraw counts down anew.
   let wait: { kind: LimitKind; until: Date } | null = null;
+  // The last tool the agent started, and when: during a long tool call it says what is going on.
+  let tool: { label: string; at: number } | null = null;
   let pending = '';
   // Behind a slow terminal the agent's output is dropped with a note, never ralph's lines (docs/hostile.md).
   const budget = displayBudget(o.stderr);
@@ -38,7 +41,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     const tokens = s.tokens === 0 ? 'tokens unknown' : `${s.tokens.toLocaleString('en-US')} tokens`;
     // Most telling first: a narrow terminal cuts the end of the line, never wraps it.
     const state = wait ? waitLine(wait.kind, wait.until, now()) : s.state;
-    return `ralph ▸ ${iteration} · ${state} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
+    const last = tool && !wait ? ` · ${tool.label} · ${formatDuration(now().getTime() - tool.at)}` : '';
+    return `ralph ▸ ${iteration} · ${state}${last} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
   };
   const redraw = () => {
     if (s.live) area.set([statusLine()]);
@@ -63,6 +67,10 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           s.max = e.maxIterations;
           s.state = 'running';
           wait = null;
+          tool = null;
+          break;
+        case 'tool':
+          if (e.phase === 'call') tool = { label: toolLabel(e.name, e.summary), at: now().getTime() };
           break;
         case 'output': {
           if (o.quiet) return;
@@ -91,6 +99,7 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           s.state = e.outcome;
           s.live = false;
           wait = null;
+          tool = null;
           break;
         case 'wait_start':
           wait = { kind: e.kind, until: new Date(e.until) };

@@ -34,4 +34,28 @@ describe('tty renderer', () => {
     expect(raw.slice(afterEnd)).not.toContain('waiting for');
     r.close();
   });
+
+  it('shows the last tool the agent started and for how long, until the next iteration', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    const err = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let raw = '';
+    err.on('data', (d: Buffer) => (raw += d.toString()));
+    let at = Date.now();
+    const r = createRenderer({ stdout: new PassThrough(), stderr: err, json: false, quiet: false, tty: true, color: false, clock: () => new Date(at) });
+    r.onEvent({ type: 'run-start', runId: 'r', runDir: '/r', plan: 'p', planPath: '/p.md', cwd: '/', mode: 'new', executor: 'x', maxIterations: 5, startedAt: new Date(at).toISOString(), head: null });
+    r.onEvent({ type: 'iteration-start', iteration: 1, maxIterations: 5, fresh: true, prompt: 'full' });
+    r.onEvent({ type: 'tool', iteration: 1, name: 'Bash', summary: 'npm test\x1b[2J', phase: 'call' });
+    expect(raw).toContain('· running · Bash(npm test) · 0ms ·');
+    at += 2 * 60_000;
+    vi.advanceTimersByTime(1_000);
+    expect(raw).toContain('· running · Bash(npm test) · 2m ·');
+    // A finished call leaves the label; the next iteration clears it.
+    r.onEvent({ type: 'tool', iteration: 1, name: 'Bash', summary: 'npm test', phase: 'result' });
+    r.onEvent({ type: 'iteration-start', iteration: 2, maxIterations: 5, fresh: true, prompt: 'full' });
+    const after = raw.length;
+    vi.advanceTimersByTime(1_000);
+    expect(raw.slice(after)).toContain('iteration 2 (max 5) · running · signal');
+    expect(raw).not.toContain('\x1b[2J');
+    r.close();
+  });
 });
