@@ -26,7 +26,7 @@ export function findConfigFile(dir: string): string | null {
 }
 
 export function emptyConfig(): ProjectConfig {
-  return { file: null, where: {}, agents: {}, exec: {}, batch: {}, notify: [], hooks: {}, secrets: { vars: [], values: [] } };
+  return { file: null, where: {}, agents: {}, exec: {}, batch: {}, notify: [], hooks: {}, secrets: { vars: [], values: [] }, deliver: {}, land: {} };
 }
 
 /** Finds and loads the config for `dir`; `explicit` (a path) wins over the search. */
@@ -174,9 +174,33 @@ function buildConfig(data: ConfigFileData): Omit<ProjectConfig, 'file' | 'where'
     notify: data.notify ?? [],
     hooks,
     secrets: { vars: [], values: [] },
+    deliver: deliverOf(data.deliver),
+    land: landOf(data.land),
   };
   if (data.agent !== undefined) config.agent = data.agent;
   return config;
+}
+
+function deliverOf(d: ConfigFileData['deliver']): ProjectConfig['deliver'] {
+  const out: ProjectConfig['deliver'] = {};
+  if (d?.pr !== undefined) out.pr = d.pr === true ? 'ready' : d.pr === false ? 'off' : d.pr;
+  if (d?.base !== undefined) out.base = d.base;
+  if (d?.remote !== undefined) out.remote = d.remote;
+  if (d?.github_url) out.githubUrl = d.github_url;
+  if (d?.api_url) out.apiUrl = d.api_url;
+  if (d?.checkpoint !== undefined) out.checkpoint = d.checkpoint;
+  if (d?.squash !== undefined) out.squash = d.squash;
+  return out;
+}
+
+function landOf(l: ConfigFileData['land']): ProjectConfig['land'] {
+  const out: ProjectConfig['land'] = {};
+  if (l?.checks !== undefined) out.checks = l.checks;
+  if (l?.strategy !== undefined) out.strategy = l.strategy;
+  if (l?.target !== undefined) out.target = l.target;
+  if (l?.merge_method !== undefined) out.mergeMethod = l.merge_method;
+  if (l?.check_timeout !== undefined) out.checkTimeoutMs = l.check_timeout;
+  return out;
 }
 
 /** The line of the deepest node along `path` that exists in the document. */

@@ -110,6 +110,38 @@ export const hooksSchema = z.strictObject(
   Object.fromEntries(HOOK_NAMES.map((h) => [h, hookList.optional()])) as Record<(typeof HOOK_NAMES)[number], z.ZodOptional<typeof hookList>>,
 );
 
+/** `deliver:` (docs/deliver.md): pull requests for plans' branches, and checkpoints. */
+export const deliverSchema = z.strictObject({
+  /** true: a pull request for each accepted plan; draft: also a draft for failed, exhausted and blocked ones. */
+  pr: z.union([z.boolean(), z.enum(['draft', 'ready', 'off'])]).optional(),
+  /** The branch pull requests go to (default: the branch the run started on, else the repository's default branch). */
+  base: nonEmpty.optional(),
+  /** The git remote to push to (default: the branch's upstream remote, else origin, else the only remote). */
+  remote: nonEmpty.optional(),
+  /** GitHub Enterprise Server: its web address (https://github.example.com); the API is at <url>/api/v3. */
+  github_url: url.optional(),
+  /** The REST API's base URL, when it is not where github_url says. */
+  api_url: url.optional(),
+  /** Commit after every iteration that changed files (--checkpoint). */
+  checkpoint: z.boolean().optional(),
+  /** With checkpoints: squash them into one commit when the plan ends. */
+  squash: z.boolean().optional(),
+});
+
+/** `land:` (docs/deliver.md "Landing"): how `ralph land` applies and checks branches. */
+export const landSchema = z.strictObject({
+  /** Shell commands run on the integrated tree besides the plan's verify commands, e.g. [npm test]. */
+  checks: z.array(nonEmpty).optional(),
+  /** rebase: the branch's commits replayed on the target; merge: a merge commit. */
+  strategy: z.enum(['rebase', 'merge']).optional(),
+  /** The branch that is moved (default: the current branch). */
+  target: nonEmpty.optional(),
+  /** Through the forge (--forge): how the pull request is merged. */
+  merge_method: z.enum(['merge', 'squash', 'rebase']).optional(),
+  /** Each check's limit. */
+  check_timeout: durationMs.optional(),
+});
+
 export const configSchema = z.strictObject({
   /** The agent used when neither flags nor the plan choose an executor. */
   agent: nonEmpty.optional(),
@@ -117,6 +149,8 @@ export const configSchema = z.strictObject({
   defaults: defaultsSchema.optional(),
   notify: z.array(notifySchema).optional(),
   hooks: hooksSchema.optional(),
+  deliver: deliverSchema.optional(),
+  land: landSchema.optional(),
 });
 
 export type ConfigFileData = z.output<typeof configSchema>;
@@ -130,5 +164,7 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
   hooks: HOOK_NAMES,
   'hooks.*': ['run', 'timeout'],
   'hooks.*.*': ['run', 'timeout'],
+  deliver: Object.keys(deliverSchema.shape),
+  land: Object.keys(landSchema.shape),
   'notify.*': ['webhook', 'slack', 'ntfy', 'command', 'secret', 'headers', 'events', 'outcomes', 'timeout'],
 };

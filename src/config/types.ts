@@ -16,6 +16,26 @@ export interface BatchDefaults {
   planTimeoutMs?: number;
 }
 
+/** `deliver:` as written (docs/deliver.md); flags override it. */
+export interface DeliverConfig {
+  pr?: 'ready' | 'draft' | 'off';
+  base?: string;
+  remote?: string;
+  githubUrl?: string;
+  apiUrl?: string;
+  checkpoint?: boolean;
+  squash?: boolean;
+}
+
+/** `land:` as written (docs/deliver.md "Landing"). */
+export interface LandConfig {
+  checks?: string[];
+  strategy?: 'rebase' | 'merge';
+  target?: string;
+  mergeMethod?: 'merge' | 'squash' | 'rebase';
+  checkTimeoutMs?: number;
+}
+
 export interface ProjectConfig extends ConfigLayer {
   /** Absolute path of the file; null when none was found (every setting is then a default). */
   file: string | null;
@@ -26,6 +46,8 @@ export interface ProjectConfig extends ConfigLayer {
   notify: NotifyEntry[];
   hooks: Partial<Record<HookName, HookCommand[]>>;
   secrets: Secrets;
+  deliver: DeliverConfig;
+  land: LandConfig;
 }
 
 /**

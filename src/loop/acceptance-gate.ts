@@ -24,7 +24,15 @@ export interface GateInput {
   env?: Record<string, string>;
 }
 
-export type GateResult = { complete: true; reason: string } | { complete: false; reason: string };
+/** One verify command as the gate ran it: what a pull request's body shows (docs/deliver.md). */
+export interface VerifyRecord {
+  command: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export type GateResult = { complete: true; reason: string; verify?: VerifyRecord[] } | { complete: false; reason: string; verify?: VerifyRecord[] };
 
 /** mtime resolution and clock rounding: a summary written in the run's first milliseconds is fresh. */
 const FRESHNESS_SLACK_MS = 5;
@@ -76,12 +84,14 @@ export async function acceptanceGate(input: GateInput): Promise<GateResult> {
     if (!summary.complete) return summary;
     reasons.push(summary.reason);
   }
+  const ran: VerifyRecord[] = [];
   for (const command of input.verify) {
     const outcome = await runVerifyCommand(command, input.cwd, {
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.verifyTimeoutMs !== undefined ? { timeoutMs: input.verifyTimeoutMs } : {}),
       ...(input.env ? { env: input.env } : {}),
     });
+    ran.push({ command, exitCode: outcome.exitCode, timedOut: outcome.timedOut, durationMs: outcome.durationMs });
     // A command that timed out fails, whatever it would have exited with.
     if (outcome.exitCode !== 0 || outcome.timedOut || outcome.aborted) {
       const how = outcome.timedOut
@@ -94,9 +104,10 @@ export async function acceptanceGate(input: GateInput): Promise<GateResult> {
       return {
         complete: false,
         reason: `verify command \`${command}\` ${how}; the tail of its output:\n${outcome.tail || '(no output)'}`,
+        verify: ran,
       };
     }
   }
   if (input.verify.length > 0) reasons.push(`${input.verify.length} verify command(s) passed`);
-  return { complete: true, reason: reasons.join('; ') || 'completion accepted' };
+  return { complete: true, reason: reasons.join('; ') || 'completion accepted', ...(ran.length ? { verify: ran } : {}) };
 }

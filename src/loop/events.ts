@@ -6,6 +6,7 @@ import type { ObservationRecord } from '../signals/index.js';
 import type { Decision } from '../signals/index.js';
 import type { StopCause } from './iteration.js';
 import type { RunResult } from './types.js';
+import type { VerifyRecord } from './acceptance-gate.js';
 
 export type RunEvent =
   | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; maxIterations: number; startedAt: string; head: string | null }
@@ -30,7 +31,8 @@ export type RunEvent =
   | { type: 'warning'; iteration?: number; message: string }
   | { type: 'silence'; iteration: number; silentMs: number; timeoutMs: number }
   | { type: 'decision'; iteration: number; decision: Decision }
-  | { type: 'gate'; iteration: number; accepted: boolean; reason: string }
+  /** `verify`: the verify commands the gate ran, with exit code and duration (docs/deliver.md reads them from events.jsonl). */
+  | { type: 'gate'; iteration: number; accepted: boolean; reason: string; verify?: VerifyRecord[] }
   /** Processes of the run still running when an iteration ended, stopped (docs/hostile.md). */
   | { type: 'processes-stopped'; iteration: number; processes: { pid: number; command: string }[] }
   /** The iteration's transcript passed --max-log: its middle was dropped (docs/hostile.md). */

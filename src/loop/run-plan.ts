@@ -723,7 +723,7 @@ class PlanRun {
           env: { [RALPH_ENV.runId]: state.runId },
           signal: this.runAbort.signal,
         });
-        this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason });
+        this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason, ...(gate.verify ? { verify: gate.verify } : {}) });
         if (gate.complete) return { outcome: 'complete', reason: `${decision.name} accepted: ${gate.reason}` };
         if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
         if (recovered) return { outcome: 'off_rails', reason: `off the rails: ${stop!.detail}; the recovery claim was rejected: ${gate.reason}` };

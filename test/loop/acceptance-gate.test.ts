@@ -94,7 +94,25 @@ describe('acceptanceGate', () => {
   it('verify commands run with sh -c in the working directory, in order', async () => {
     writeSummary(valid);
     const r = await acceptanceGate({ ...input, verify: ['pwd > where.txt', 'test "$(cat where.txt)" = "$PWD"'] });
-    expect(r).toEqual({ complete: true, reason: 'summary plans/p1.summary.json is valid; 2 verify command(s) passed' });
+    expect(r).toEqual({
+      complete: true,
+      reason: 'summary plans/p1.summary.json is valid; 2 verify command(s) passed',
+      // Each command's record: what a pull request's body shows (docs/deliver.md).
+      verify: [
+        { command: 'pwd > where.txt', exitCode: 0, timedOut: false, durationMs: expect.any(Number) },
+        { command: 'test "$(cat where.txt)" = "$PWD"', exitCode: 0, timedOut: false, durationMs: expect.any(Number) },
+      ],
+    });
+  });
+
+  it('a failing verify command is recorded with the ones before it, and no later one runs', async () => {
+    writeSummary(valid);
+    const r = await acceptanceGate({ ...input, verify: ['true', 'exit 3', 'touch later.txt'] });
+    expect(r.verify?.map((v) => [v.command, v.exitCode])).toEqual([
+      ['true', 0],
+      ['exit 3', 3],
+    ]);
+    expect(existsSync(join(dir, 'later.txt'))).toBe(false);
   });
 
   it('the first failing verify command: its command, its exit code and the tail of its output', async () => {

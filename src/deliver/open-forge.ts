@@ -1,0 +1,94 @@
+// The forge check before anything runs (docs/deliver.md "Before the night"): a remote, one that
+// names a GitHub repository, a token, and a token GitHub accepts with the right to open pull
+// requests. Each missing piece is one UsageError (exit 64) that says what to do, so a night of
+// plans never ends in a failure at 3 a.m. that was knowable at 9 p.m.
+import { UsageError } from '../errors.js';
+import { git } from '../util/git.js';
+import { ForgeError, type Forge } from './forge.js';
+import { findToken } from './forge-token.js';
+import { GitHubForge } from './github-forge.js';
+import { parseRemoteUrl, type RemoteRepo } from './remote-url.js';
+
+export interface ForgeSettings {
+  remote?: string;
+  base?: string;
+  githubUrl?: string;
+  apiUrl?: string;
+}
+
+export interface OpenedForge {
+  forge: Forge;
+  /** The git remote pushed to. */
+  remote: string;
+  repo: RemoteRepo;
+  /** The branch pull requests are opened against. */
+  base: string;
+}
+
+async function tryGit(cwd: string, args: string[]): Promise<string | null> {
+  try {
+    return await git(cwd, args);
+  } catch {
+    return null;
+  }
+}
+
+export async function chooseRemote(top: string, asked: string | undefined): Promise<string | null> {
+  const remotes = ((await tryGit(top, ['remote'])) ?? '').split('\n').filter(Boolean);
+  if (asked !== undefined) return remotes.includes(asked) ? asked : null;
+  const upstream = await tryGit(top, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']);
+  const fromUpstream = upstream ? remotes.find((r) => upstream.startsWith(`${r}/`)) : undefined;
+  return fromUpstream ?? (remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0]! : null);
+}
+
+/** The API base URL for a remote's host: github.com's, or a GitHub Enterprise Server's (docs/deliver.md). */
+function apiUrlFor(host: string, settings: ForgeSettings, env: NodeJS.ProcessEnv): string | null {
+  if (settings.githubUrl) {
+    const web = new URL(settings.githubUrl);
+    if (web.hostname.toLowerCase() !== host) return null;
+    return settings.apiUrl ?? `${web.origin}/api/v3`;
+  }
+  if (host !== 'github.com' && host !== 'www.github.com') return null;
+  // GITHUB_API_URL: what GitHub Actions sets, and how tests point ralph at a stand-in.
+  return settings.apiUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com';
+}
+
+/**
+ * Opens the forge of the repository at `top` and checks it can take pull requests. `branch` is
+ * the branch the work starts from: the default base when the settings name none.
+ */
+export async function openForge(top: string, settings: ForgeSettings, env: NodeJS.ProcessEnv, o: { gh?: (host: string) => Promise<string | null> } = {}): Promise<OpenedForge> {
+  const remote = await chooseRemote(top, settings.remote);
+  if (!remote) {
+    throw new UsageError(
+      settings.remote ? `--pr: the repository has no remote named ${settings.remote} (deliver.remote)` : '--pr: the repository has no remote to push to (no upstream, no origin)',
+      'add one: git remote add origin https://github.com/OWNER/REPO.git',
+    );
+  }
+  // The URL as configured: `git remote get-url` would apply url.*.insteadOf, and the repository's
+  // name is in what the team wrote, not in where git is told to fetch it from.
+  const url = (await tryGit(top, ['config', '--get', `remote.${remote}.url`])) ?? '';
+  const repo = parseRemoteUrl(url);
+  if (!repo) throw new UsageError(`--pr: the remote ${remote} (${url}) is not a GitHub repository's URL`, 'pull requests need a GitHub remote, e.g. https://github.com/OWNER/REPO.git (GitLab is not supported yet: docs/deliver.md)');
+  const apiUrl = apiUrlFor(repo.host, settings, env);
+  if (!apiUrl) {
+    throw new UsageError(
+      `--pr: the remote ${remote} is on ${repo.host}, which is not GitHub${settings.githubUrl ? ` (deliver.github_url is ${settings.githubUrl})` : ''}`,
+      'for GitHub Enterprise Server, set deliver.github_url: https://<host> in ralph.config.yaml; other forges are not supported yet (docs/deliver.md)',
+    );
+  }
+  const token = await findToken(env, repo.host, o.gh);
+  if (!token) throw new UsageError(`--pr: no GitHub token: GITHUB_TOKEN is not set and \`gh auth token\` gave none for ${repo.host}`, 'export GITHUB_TOKEN=<a token with the repo scope>, or run gh auth login');
+  const forge = new GitHubForge({ apiUrl, owner: repo.owner, repo: repo.name, token: token.token });
+  let info;
+  try {
+    info = await forge.repository();
+  } catch (error) {
+    if (error instanceof ForgeError) throw new UsageError(`--pr: ${error.message} (token from ${token.from})`);
+    throw error;
+  }
+  if (!info.canPush) throw new UsageError(`--pr: the token (from ${token.from}) cannot push to ${info.fullName}, so it cannot open pull requests there`, 'use a token with write access to the repository');
+  const current = await tryGit(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const base = settings.base ?? (current && !current.startsWith('ralph/') ? current : info.defaultBranch);
+  return { forge, remote, repo, base };
+}
