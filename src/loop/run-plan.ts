@@ -541,6 +541,18 @@ class PlanRun {
         this.scheduleWait(result.limit);
         continue;
       }
+      if (result.resumeRefused && decide(weighed).kind === 'none') {
+        // The session to continue does not exist (never saved): this attempt does not count, and
+        // the same iteration runs at once in a fresh context (docs/agents.md, "Sessions").
+        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+        this.warn(`iteration ${n}: the agent could not resume its session (${(result.failureDetail ?? 'no such session').split('\n')[0]!.slice(0, 160)}); running it again in a fresh context`, n);
+        state.iteration = n - 1;
+        state.feedback = feedbackUsed;
+        this.resumeReason = 'the previous session could not be resumed (the agent has no such session)';
+        state.nextFresh = true;
+        state.iterationStart = null;
+        continue;
+      }
       state.limitStreak = 0;
       const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
       for (const key of result.findings) this.seenFindings.add(key);
