@@ -125,6 +125,8 @@ export type ExecutorEvent =
       fatal?: boolean;
       /** The last lines the program wrote to stderr, to say why it failed (docs/agents.md). */
       stderrTail?: string;
+      /** Asked to resume a session, the agent refused: that session does not exist (docs/agents.md). */
+      resumeRefused?: boolean;
     };
 
 /** usage: a plan's quota (five-hour, weekly); rate: requests or tokens per minute; overloaded: 529. */

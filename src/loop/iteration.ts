@@ -83,6 +83,8 @@ export interface IterationResult {
   nearMisses: NearMiss[];
   /** Why the agent failed, in its words: its last error event, else the last lines of its stderr. */
   failureDetail?: string;
+  /** Asked to resume a session, the agent said it has none: a fresh context follows at once. */
+  resumeRefused?: boolean;
   /** The agent said or did something (stdout text, a tool, usage): not a failure at start-up. */
   agentActive: boolean;
   durationMs: number;
@@ -300,6 +302,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         if (ev.error !== undefined) result.exitError = ev.error;
         if (ev.fatal === true) result.fatal = true;
         if (ev.stderrTail !== undefined) result.failureDetail = ev.stderrTail;
+        if (ev.resumeRefused === true) result.resumeRefused = true;
         break;
       default: {
         const never: never = ev;

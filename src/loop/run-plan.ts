@@ -37,7 +37,7 @@ import { checkBlocker } from './blocker-check.js';
 import { RunBus } from './bus.js';
 import { systemClock, type Clock } from './clock.js';
 import { planWait, sleepUntil, type LimitReport, type SharedLimits } from './limit-wait.js';
-import { workFingerprint } from './work-fingerprint.js';
+import { ownOutputFiles, workFingerprint } from './work-fingerprint.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunEvent } from './events.js';
 import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
@@ -228,6 +228,10 @@ class PlanRun {
   /** Hooks and notifications (docs/config.md); none when the caller gave no factory. */
   private readonly lifecycle: RunLifecycle | undefined;
   private readonly setupFailures = new SetupFailures();
+  /** Files ralph writes itself (its run directory, its own output redirected into the tree): never progress. */
+  private readonly ownFiles: { files: string[]; dirs: string[] };
+  /** Near misses of the stalled iterations in a row, for the no_progress reason. */
+  private stallNearMisses: string[] = [];
 
   constructor(private readonly init: PlanRunInit) {
     this.plan = init.plan;
@@ -236,6 +240,7 @@ class PlanRun {
     this.paths = init.paths;
     this.bus = init.bus;
     this.clock = init.clock;
+    this.ownFiles = { files: ownOutputFiles(), dirs: [this.paths.dir] };
     this.events = new JsonlAppender(this.paths.events);
     this.findings = new FindingsLog(this.paths.findings);
     this.rules = [iterationCountIs(this.config.maxIterations)];
@@ -468,7 +473,7 @@ class PlanRun {
         head: await headSha(config.cwd),
         files: snapshotSignalFiles(config.cwd),
       };
-      const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, state.iterationStart.head) : undefined;
+      const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, state.iterationStart.head, this.ownFiles) : undefined;
       this.status('running');
       this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
 
@@ -536,12 +541,24 @@ class PlanRun {
         this.scheduleWait(result.limit);
         continue;
       }
+      if (result.resumeRefused && decide(weighed).kind === 'none') {
+        // The session to continue does not exist (never saved): this attempt does not count, and
+        // the same iteration runs at once in a fresh context (docs/agents.md, "Sessions").
+        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+        this.warn(`iteration ${n}: the agent could not resume its session (${(result.failureDetail ?? 'no such session').split('\n')[0]!.slice(0, 160)}); running it again in a fresh context`, n);
+        state.iteration = n - 1;
+        state.feedback = feedbackUsed;
+        this.resumeReason = 'the previous session could not be resumed (the agent has no such session)';
+        state.nextFresh = true;
+        state.iterationStart = null;
+        continue;
+      }
       state.limitStreak = 0;
       const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
       for (const key of result.findings) this.seenFindings.add(key);
       // Progress matters only to an iteration that decided nothing: the others skip the git calls.
       const undecided = decide(weighed).kind === 'none';
-      const progressed = !undecided || workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd))) !== workBefore;
+      const progressed = !undecided || workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore;
       const ending = await this.settle(n, weighed, fc, result, progressed);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
@@ -699,7 +716,10 @@ class PlanRun {
       this.setupFailures.reset();
     }
     if (decision.kind !== 'blocked') state.consecutiveBlockRejections = 0;
-    if (decision.kind !== 'none') state.consecutiveStalls = 0;
+    if (decision.kind !== 'none') {
+      state.consecutiveStalls = 0;
+      this.stallNearMisses = [];
+    }
     if (decision.kind === 'none') {
       this.explainNearMisses(result);
       const denied = this.countDenials(result);
@@ -792,15 +812,20 @@ class PlanRun {
         }
         if (result && config.maxStalls > 0 && !progressed) {
           state.consecutiveStalls = (state.consecutiveStalls ?? 0) + 1;
+          if (result.nearMisses.length > 0) this.stallNearMisses.push(result.nearMisses.at(-1)!.text);
           if (state.consecutiveStalls >= config.maxStalls) {
+            // An agent that wrote its signal wrong every time did not simply stall: say so.
+            const misses = this.stallNearMisses.length;
+            const nearMiss = misses > 0 ? `; ${misses} of them wrote a signal that was not one (last: \`${this.stallNearMisses.at(-1)!.slice(0, 120)}\`): the agent may think it signalled (docs/signals.md#near-misses)` : '';
             return {
               outcome: 'exhausted',
-              reason: `no_progress: ${state.consecutiveStalls} iterations in a row ended with no decision and no change to the working tree, HEAD, the plan's Progress or the findings`,
+              reason: `no_progress: ${state.consecutiveStalls} iterations in a row ended with no decision and no change to the working tree, HEAD, the plan's Progress or the findings${nearMiss}`,
             };
           }
           this.warn(`iteration ${n} made no progress (${state.consecutiveStalls} of ${config.maxStalls} in a row before the run ends no_progress)`, n);
         } else {
           state.consecutiveStalls = 0;
+          this.stallNearMisses = [];
         }
         if (result && result.contextTokens > config.contextBudget) {
           state.bailouts++;

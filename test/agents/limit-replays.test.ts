@@ -193,3 +193,19 @@ describe("every agent's limit, replayed: a wait, never failed after three attemp
     expect(run.result.reason).toMatch(/401 Incorrect API key/);
   });
 });
+
+describe('a session that was never saved is not resumed', () => {
+  it('gemini: "No previous sessions found" (exit 42) falls back to a fresh context at once, costing no iteration', async () => {
+    const undecided = read(join(REAL, 'gemini-cli-0.61.0/recorded/resume-iteration1.ndjson'));
+    const dead = read(join(LIMITS, 'gemini-cli-0.61.0-daily-quota-then-dead-resume-iteration2.log'));
+    const done = read(join(REAL, 'gemini-cli-0.61.0/recorded/complete-iteration1.ndjson'));
+    const run = await replay('gemini', [[undecided, 0], [dead, 42], [done, 0]], Date.UTC(2026, 10, 26, 19, 50));
+    expect(run.result.outcome, run.result.reason).toBe('complete');
+    expect(run.result.iterations).toBe(2);
+    expect(run.args(2)).toContain('--resume');
+    expect(run.args(3)).not.toContain('--resume');
+    const starts = run.events.filter((e): e is Extract<RunEvent, { type: 'iteration-start' }> => e.type === 'iteration-start');
+    expect(starts.map((e) => [e.iteration, e.fresh])).toEqual([[1, true], [2, false], [2, true]]);
+    expect(run.result.warnings).toContainEqual(expect.stringMatching(/^iteration 2: the agent could not resume its session \(Error resuming session: No previous sessions found/));
+  });
+});

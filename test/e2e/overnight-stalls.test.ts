@@ -1,7 +1,10 @@
 // The stall breaker and permission denials (docs/overnight.md), and a hard failure that is kept
 // when a blocker claim beside it is rejected. Built CLI, scripted agents.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, steps, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, eventsOf, makeTempDir, planText, RALPH_BIN, removeTempDirs, runExec, steps, type Step } from './helpers/exec-harness.js';
 import { claude } from './longrun-helpers/index.js';
 
 beforeAll(assertBuilt);
@@ -53,6 +56,29 @@ describe.concurrent('stalls', () => {
     const run = await runExec({ git: true, args: ['--max-stalls', '1'], scenario: { iterations: [commit('one'), commit('two'), complete] } });
     expect(run.code, describeRun(run)).toBe(0);
     expect(run.result).toMatchObject({ outcome: 'complete', iterations: 3 });
+  });
+
+  it("an agent that only appends to ralph's own log (ralph exec … > ralph.log) ends no_progress after 3", async ({ expect }) => {
+    const work = makeTempDir();
+    writeFileSync(join(work, 'plan.md'), planText());
+    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'initial']]) {
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: work, stdio: 'ignore' });
+    }
+    // ralph's stdout and stderr go into the working tree, untracked (appending, as nohup does); the agent appends there too.
+    const code = await new Promise<number | null>((done) => {
+      const child = spawn('sh', ['-c', `"${process.execPath}" "${RALPH_BIN}" exec plan.md -- sh -c 'echo still working >> ralph.log' >> ralph.log 2>&1`], { cwd: work, stdio: 'ignore' });
+      child.on('close', done);
+    });
+    const log = readFileSync(join(work, 'ralph.log'), 'utf8');
+    expect(code, log).toBe(3);
+    expect(log).toMatch(/no_progress: 3 iterations in a row/);
+    expect(log.match(/^still working$/gm)).toHaveLength(3);
+  });
+
+  it('iterations that made no progress but wrote near misses say so in the reason', async ({ expect }) => {
+    const run = await runExec({ git: true, scenario: { iterations: [[{ say: 'Done! ###PLAN_COMPLETE###' }]] } });
+    expect(run.result).toMatchObject({ outcome: 'exhausted', iterations: 3 });
+    expect(run.result!.reason).toMatch(/^no_progress: 3 iterations in a row .*; 3 of them wrote a signal that was not one \(last: `Done! ###PLAN_COMPLETE###`\): the agent may think it signalled/);
   });
 
   it('the same finding again is not progress', async ({ expect }) => {

@@ -15,7 +15,7 @@ import { decoderFor, newFormatMemory, stopPlan, type FormatMemory } from './form
 import { JsonEventStream, MAX_JSON_LINE_BYTES } from './json-stream.js';
 import { signalGroup } from '../process-group.js';
 import { stopProcesses } from '../process-tree.js';
-import { argsForRun, budgetArgs, canResume } from './resume-args.js';
+import { argsForRun, budgetArgs, canResume, isResumeRefusal } from './resume-args.js';
 import { PlainLimits } from './plain-limits.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -109,7 +109,9 @@ async function* runProgram(
   const [program, ...baseArgs] = options.command as [string, ...string[]];
   // A fresh context must not fall back to an older session if this iteration reports none.
   if (run.fresh) session.id = undefined;
-  const args = [...argsForRun(format, baseArgs, session.id), ...budgetArgs(format, baseArgs, run.budgetUsd)];
+  const resumeArgs = argsForRun(format, baseArgs, session.id);
+  const resuming = resumeArgs.length !== baseArgs.length;
+  const args = [...resumeArgs, ...budgetArgs(format, baseArgs, run.budgetUsd)];
 
   if (run.signal.aborted) {
     yield { type: 'exit', code: null, signal: null, error: 'stopped before it started' };
@@ -144,8 +146,11 @@ async function* runProgram(
       child.stderr.resume();
     },
   });
+  /** The agent's error events, to tell a refused resume from other failures. */
+  let errors = '';
   const emit = (event: ExecutorEvent): void => {
     if (event.type === 'session') session.id = event.id;
+    if (event.type === 'error' && errors.length < 4096) errors += `${event.message}\n`;
     queue.push(event);
   };
   // The loop records the group so that a crashed ralph's orphan can be stopped on --resume.
@@ -266,7 +271,11 @@ async function* runProgram(
       // What the program left running in its group ends with it, so an iteration leaves nothing behind.
       await stopGroup();
       const tail = stderrTail.lines();
-      emit({ type: 'exit', code: exitInfo?.code ?? code, signal: exitInfo?.signal ?? signal, ...(tail !== undefined ? { stderrTail: tail } : {}) });
+      const exitCode = exitInfo?.code ?? code;
+      // A session that was never saved cannot be resumed: the loop starts a fresh context at once.
+      const refused = resuming && exitCode !== 0 && isResumeRefusal(`${tail ?? ''}\n${errors}`);
+      if (refused) session.id = undefined;
+      emit({ type: 'exit', code: exitCode, signal: exitInfo?.signal ?? signal, ...(tail !== undefined ? { stderrTail: tail } : {}), ...(refused ? { resumeRefused: true } : {}) });
       queue.close();
     })();
   });

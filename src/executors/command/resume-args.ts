@@ -64,3 +64,16 @@ export function budgetArgs(format: StreamFormat, args: readonly string[], budget
   if (format !== 'claude-json' || hasFlag(args, ['--max-budget-usd'])) return [];
   return ['--max-budget-usd', budgetUsd.toFixed(4)];
 }
+
+/**
+ * What agent CLIs say when the session ralph asked them to resume does not exist (it was never
+ * saved, or was removed): Gemini CLI "Error resuming session: No previous sessions found for this
+ * project." (exit 42), Claude Code "No conversation found with session ID: …", and the same in
+ * other words ("session not found", "thread … not found").
+ */
+const RESUME_REFUSED =
+  /\bError resuming session\b|\bno previous sessions? found\b|\bno conversation found with session id\b|\b(?:session|thread|conversation)(?: (?:id )?[\w.:-]+)? not found\b|\bno (?:such|saved) (?:session|thread|conversation)\b/i;
+
+export function isResumeRefusal(text: string): boolean {
+  return RESUME_REFUSED.test(text);
+}
