@@ -57,3 +57,33 @@ describe.concurrent('a config file someone else planted', () => {
     expect(ran!.stderr).toContain('it is a FIFO (named pipe)');
   });
 });
+
+describe.concurrent('hooks and notification commands that start daemons', () => {
+  it('a before_iteration hook (timeout 1s) and a notify command that start `setsid sleep` hold ralph no longer than their bounds; the daemons are stopped and named', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    const tag = `${60 + Math.random()}`.slice(0, 12);
+    writeFileSync(
+      join(dir, 'ralph.config.yaml'),
+      [
+        'hooks:',
+        '  before_iteration:',
+        `    - run: setsid sleep ${tag} & sleep ${tag}`,
+        '      timeout: 1s',
+        '  on_outcome:',
+        `    - run: setsid sleep ${tag} & echo done`,
+        'notify:',
+        `  - command: setsid sleep ${tag} & echo sent`,
+        '',
+      ].join('\n'),
+    );
+    const ran = await within(25_000, ralph(['exec', 'plan.md', '--', ...COMPLETE_AGENT], { cwd: dir, env: noUserConfig() }));
+    expect(ran, 'ralph was held by a daemon').toBeDefined();
+    expect(ran!.code, ran!.stderr).toBe(0);
+    expect(ran!.stderr).toMatch(/before_iteration hook was stopped after 1s \(its timeout\); stopped \d processes: .*sleep \(pid \d+\)/);
+    expect(ran!.stderr).toMatch(/on_outcome hook left processes running when it exited; stopped 1 process: sleep \(pid \d+\)/);
+    expect(ran!.stderr).toMatch(/notification "ended" to notify\[0\] command: the command left processes running when it exited; stopped 1 process: sleep/);
+    expect(execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })).not.toContain(`sleep ${tag}`);
+  });
+});
+
