@@ -4,7 +4,7 @@ import type { RunEvent } from '../loop/events.js';
 import type { AttemptOutcome, IsolateMode, Verdict } from './types.js';
 
 export type BatchEvent =
-  | { type: 'batch-start'; batchId: string; out: string; plans: string[]; toRun: string[]; concurrency: number; isolate: IsolateMode; resumed: boolean; queue?: string }
+  | { type: 'batch-start'; batchId: string; out: string; plans: string[]; toRun: string[]; concurrency: number; isolate: IsolateMode; resumed: boolean; queue?: string; config?: string | null }
   | { type: 'plan-start'; plan: string; attempt: number; runDir: string; cwd: string; branch: string | null; worktree: string | null; worker?: string }
   | { type: 'run'; plan: string; attempt: number; event: RunEvent }
   | { type: 'plan-retry'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; movedTo: string }

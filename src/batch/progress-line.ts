@@ -3,14 +3,15 @@ import type { BatchEvent } from './events.js';
 import { dirname } from 'node:path';
 import { oneLine } from './one-line.js';
 import { waitLine } from '../ui/wait-line.js';
+import { configNote } from '../ui/describe-event.js';
 import { formatCost } from './result-file.js';
 
 /** A one-line description of an event, or null when it is not worth a line. */
 export function describe(e: BatchEvent): string | null {
   switch (e.type) {
     case 'batch-start':
-      if (e.queue) return `batch ${e.batchId}: ${e.toRun.length} of ${e.plans.length} plans on the queue ${e.queue}; results in ${e.out}`;
-      return `batch ${e.batchId}: ${e.toRun.length} of ${e.plans.length} plans to run, ${e.concurrency} at a time${e.isolate === 'worktree' ? ', each in its own worktree' : ''}; results in ${e.out}`;
+      if (e.queue) return `batch ${e.batchId}: ${e.toRun.length} of ${e.plans.length} plans on the queue ${e.queue}; results in ${e.out}${configNote(e.config)}`;
+      return `batch ${e.batchId}: ${e.toRun.length} of ${e.plans.length} plans to run, ${e.concurrency} at a time${e.isolate === 'worktree' ? ', each in its own worktree' : ''}; results in ${e.out}${configNote(e.config)}`;
     case 'plan-start':
       return `${e.plan}: attempt ${e.attempt} started${e.branch ? ` on ${e.branch}` : ''}${e.worker ? ` by worker ${oneLine(e.worker, 120)}` : ''}`;
     case 'run': {

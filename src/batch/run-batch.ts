@@ -136,6 +136,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
     concurrency: file.options.concurrency,
     isolate: file.options.isolate,
     resumed,
+    config: deps.extras?.project?.file ?? null,
   });
 
   const sharedLimits = new SharedLimits();

@@ -94,7 +94,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
       extras: {
         project: project.config,
         hideEnv: project.hideEnv,
-        ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env }) } : {}),
+        ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env, signal: controller.signal }) } : {}),
       },
     };
     try {

@@ -87,7 +87,7 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
       // The config file's agents and defaults, its hooks and notifications (docs/config.md).
       project: project.config,
       hideEnv: project.hideEnv,
-      ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env }) } : {}),
+      ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env, signal: controller.signal }) } : {}),
     });
     return result.exitCode;
   } finally {

@@ -1,16 +1,18 @@
 // Finding and reading ralph.config.yaml (docs/config.md): from the working directory upward,
 // parsed with line numbers, `${VAR}` expanded, validated by zod; every problem is reported at
 // once as file:line, with "did you mean" for a key that looks like a known one.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { AGENT_PRESETS } from '../agents/index.js';
 import { CONFIG_FILE, HOOK_NAMES } from '../contract.js';
-import { InvalidInputError, type Problem } from '../errors.js';
+import { InvalidInputError, UsageError, type Problem } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFileSync } from '../util/read-regular-file.js';
 import { expandEnv, type Path } from './expand-env.js';
 import { configSchema, KNOWN_KEYS, type ConfigFileData } from './schema.js';
+import { currentIdentity, distrust, trustHint, type Identity } from './trust.js';
 import type { HookCommand, ProjectConfig } from './types.js';
 
 /** The config file that applies to `dir`: the nearest one in it or a folder above it. */
@@ -29,15 +31,33 @@ export function emptyConfig(): ProjectConfig {
   return { file: null, where: {}, agents: {}, exec: {}, batch: {}, notify: [], hooks: {}, secrets: { vars: [], values: [] }, deliver: {}, land: {} };
 }
 
-/** Finds and loads the config for `dir`; `explicit` (a path) wins over the search. */
-export function loadProjectConfig(dir: string, env: NodeJS.ProcessEnv, explicit?: string): ProjectConfig {
+/** A config file is a page of settings: anything larger is not one (and is not read into memory). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Finds and loads the config for `dir`; `explicit` (a path) wins over the search. A file found by
+ * the search must be one the user can trust (src/config/trust.ts); one named is trusted.
+ */
+export function loadProjectConfig(dir: string, env: NodeJS.ProcessEnv, explicit?: string, who: Identity | undefined = currentIdentity()): ProjectConfig {
   const file = explicit !== undefined ? resolve(explicit) : findConfigFile(dir);
   if (file === null) return emptyConfig();
+  const checkTrust = (stats: Stats): void => {
+    if (explicit !== undefined || who === undefined) return;
+    const why = distrust(file, stats, statSync(dirname(file)), env, who);
+    if (why !== undefined) throw new UsageError(`refusing the config file ${file}, found by searching up from ${resolve(dir)}: ${why}`, trustHint(file, env));
+  };
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, MAX_CONFIG_BYTES, checkTrust).toString('utf8');
   } catch (error) {
-    throw new InvalidInputError([{ file, message: `cannot read the config file: ${(error as Error).message}` }], 'invalid config file');
+    if (error instanceof UsageError) throw error;
+    const message =
+      error instanceof FileTooLargeError
+        ? `the config file is ${error.size} bytes; a config file is at most ${MAX_CONFIG_BYTES} bytes (1 MiB)`
+        : error instanceof NotRegularFileError
+          ? `cannot read the config file: it is ${error.kind}, not a regular file`
+          : `cannot read the config file: ${(error as Error).message}`;
+    throw new InvalidInputError([{ file, message }], 'invalid config file');
   }
   return parseProjectConfig(text, file, env);
 }

@@ -59,6 +59,8 @@ export type ExecDefaults = Pick<
 
 /** What the project's config file adds to one run (docs/config.md); the loop never reads the file. */
 export interface ConfigLayer {
+  /** The config file in effect (absolute), null for none; said at the start of every run. */
+  file?: string | null;
   /** Named agents: `--agent NAME` looks here before the built-in presets. */
   agents: Readonly<Record<string, AgentSpec>>;
   /** The agent that runs when neither the flags nor the plan choose an executor or command. */

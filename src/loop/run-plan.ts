@@ -371,6 +371,7 @@ class PlanRun {
       maxIterations: config.maxIterations,
       startedAt: state.startedAt,
       head: state.headAtStart,
+      config: this.init.hooks.project?.file ?? null,
     });
     if (config.executor === 'command' && config.command) {
       // The expanded command and how it is read, so users can copy and adapt it (docs/agents.md).

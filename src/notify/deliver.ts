@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { NOTIFY } from '../contract.js';
 import { packageVersion } from '../util/package-root.js';
 import type { NotificationPayload } from './payload.js';
-import { runShell } from './shell.js';
+import { runShell, stoppedNote } from './shell.js';
 import type { Target } from './targets.js';
 
 export class DeliveryError extends Error {
@@ -48,7 +48,8 @@ function slackEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-export async function deliverOnce(target: Target, payload: NotificationPayload, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** Delivers, or throws a DeliveryError; resolves to a note worth a warning (what a command left running). */
+export async function deliverOnce(target: Target, payload: NotificationPayload, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   if (target.kind === 'command') {
     const out = await runShell(target.command, {
       cwd: payload.cwd,
@@ -58,13 +59,16 @@ export async function deliverOnce(target: Target, payload: NotificationPayload, 
       signal,
     });
     if (out.error) throw new DeliveryError(out.error, false);
-    if (out.timedOut) throw new DeliveryError(`timed out after ${Math.round(target.timeoutMs / 1000)}s`, false);
+    if (out.timedOut) throw new DeliveryError(`timed out after ${Math.round(target.timeoutMs / 1000)}s${stoppedNote(out)}`, false);
+    if (out.aborted) throw new DeliveryError(`stopped${stoppedNote(out)}`, false);
     // A command is not repeated: its failure is rarely passing, and it may have done half its work.
     if (out.exitCode !== 0) throw new DeliveryError(`exited ${out.exitCode ?? 'by a signal'}${out.tail ? `: ${out.tail.split('\n').pop()}` : ''}`, false);
-    return;
+    // Nothing a command target starts outlives it.
+    return out.stopped.length > 0 ? `the command left processes running when it exited${stoppedNote(out)}` : undefined;
   }
   const { body, headers } = requestFor(target, payload);
   await post(target.url, body, headers, signal);
+  return undefined;
 }
 
 /** The facts of a payload as environment variables for a command target (and hooks). */

@@ -77,7 +77,8 @@ export class Notifier {
       }
       attempts++;
       try {
-        await deliverOnce(target, payload, signal, this.options.env);
+        const note = await deliverOnce(target, payload, signal, this.options.env);
+        if (note !== undefined) this.options.onWarning(this.options.redact(`notification "${payload.event}" to ${target.label}: ${note}`));
         return;
       } catch (error) {
         const e = error instanceof DeliveryError ? error : new DeliveryError(String(error), false);

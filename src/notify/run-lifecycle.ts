@@ -27,6 +27,8 @@ export interface LifecycleSettings {
   targets: readonly Target[];
   redact: Redact;
   env?: NodeJS.ProcessEnv;
+  /** The run's interrupt (Ctrl+C): it stops a before_iteration or after_iteration hook under way. */
+  signal?: AbortSignal;
 }
 
 export function runFactsEnv(facts: RunFacts): Record<string, string> {
@@ -55,7 +57,7 @@ export function createRunLifecycle(settings: LifecycleSettings): RunLifecycleFac
   return (facts: RunFacts, bus: RunBus): RunLifecycle => {
     const warn = (message: string) => bus.emitEvent({ type: 'warning', message });
     const env = settings.env ?? process.env;
-    const hooks = new HookRunner(settings.hooks, { redact: settings.redact, onWarning: warn, env });
+    const hooks = new HookRunner(settings.hooks, { redact: settings.redact, onWarning: warn, env, ...(settings.signal ? { signal: settings.signal } : {}) });
     const notifier = new Notifier(settings.targets, { redact: settings.redact, onWarning: warn, env });
     if (notifier.size > 0) {
       bus.on('event', (e) => {
@@ -64,7 +66,7 @@ export function createRunLifecycle(settings: LifecycleSettings): RunLifecycleFac
       });
     }
     const call = (hook: HookName, extraEnv: Record<string, string>, payload: Record<string, unknown>) =>
-      hooks.run({ hook, cwd: facts.cwd, env: { ...runFactsEnv(facts), ...extraEnv }, payload: { ...facts, ...payload } });
+      hooks.run({ hook, cwd: facts.cwd, env: { ...runFactsEnv(facts), ...extraEnv }, payload: { ...facts, ...payload } }, hook !== 'on_outcome');
     return {
       async beforeIteration(iteration) {
         if (hooks.has('before_iteration')) await call('before_iteration', { RALPH_ITERATION: String(iteration) }, { iteration });

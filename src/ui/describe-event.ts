@@ -1,7 +1,7 @@
 // One human line per event worth showing; undefined for events that are not (output, usage).
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
-import { stripControl } from './sanitize.js';
+import { stripControl, stripControlLine } from './sanitize.js';
 import { waitLine } from './wait-line.js';
 
 function money(usd: number | null): string {
@@ -25,11 +25,16 @@ function rejected(reason: string): string {
   return [`claim rejected: ${first}`, ...tail.map((l) => `  | ${l}`)].join('\n');
 }
 
+/** Which config file a run obeys (docs/config.md#finding-the-file). */
+export function configNote(file: string | null | undefined): string {
+  return file === undefined ? '' : file === null ? '; no config file' : `; config ${stripControlLine(file)}`;
+}
+
 /** One or more lines (joined by \n) for an event worth showing; undefined for the others. */
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
     case 'run-start':
-      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with the ${e.executor} executor (run dir ${e.runDir})`;
+      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with the ${e.executor} executor (run dir ${e.runDir}${configNote(e.config)})`;
     case 'iteration-start':
       return `iteration ${e.iteration}/${e.maxIterations} started (${e.fresh ? 'fresh context' : 'same context'}, ${e.prompt} prompt)`;
     case 'signal':

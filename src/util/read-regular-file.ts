@@ -43,12 +43,14 @@ export class FileTooLargeError extends Error {
   }
 }
 
-export function readRegularFileSync(path: string, maxBytes = Infinity): Buffer {
+/** `check` sees the stats of the file as opened (no race with a swap) and may refuse it by throwing. */
+export function readRegularFileSync(path: string, maxBytes = Infinity, check?: (stats: Stats) => void): Buffer {
   const fd = openSync(path, FLAGS);
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new NotRegularFileError(path, kindOf(stats));
     if (stats.size > maxBytes) throw new FileTooLargeError(path, stats.size, maxBytes);
+    check?.(stats);
     return readFileSync(fd);
   } finally {
     closeSync(fd);

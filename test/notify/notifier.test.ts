@@ -1,5 +1,6 @@
 // The notifier against real receivers on 127.0.0.1: payloads, signatures, retries, the flush
 // bound, filters and redaction.
+import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -153,6 +154,19 @@ describe('notifier', () => {
     await n.flush();
     expect(readFileSync(join(dir, 'count'), 'utf8')).toBe('run\n');
     expect(warnings).toEqual(['notification "ended" to notify[0] command not delivered: exited 7: oops']);
+  });
+
+  // docs/hostile.md "Hooks and notification commands".
+  it('a command target that leaves a setsid daemon holding its output: delivered at once, the daemon stopped and named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-notify-'));
+    dirs.push(dir);
+    const tag = `${60 + Math.random()}`.slice(0, 12);
+    const target = targetFromEntry({ command: `setsid sleep ${tag} & echo sent` }, 0)!;
+    const { n, warnings } = notifier([target]);
+    n.send(payload('ended', { cwd: dir }));
+    await n.flush();
+    expect(warnings).toEqual([expect.stringMatching(/^notification "ended" to notify\[0\] command: the command left processes running when it exited; stopped 1 process: sleep \(pid \d+\)$/)]);
+    expect(execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })).not.toContain(`sleep ${tag}`);
   });
 });
 

@@ -1,7 +1,7 @@
 // One run's lifecycle with real hook scripts and a real receiver: hooks get the facts in env and
 // JSON on stdin, a failure or timeout is a warning, after_iteration's stop code stops, the wait
 // events become waiting/resumed notifications.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,6 +30,22 @@ function setup() {
     if (e.type === 'warning') warnings.push(e.message);
   });
   return { dir, facts, bus, warnings };
+}
+
+/** Live processes whose command line is `sleep <tag>` (a unique duration). */
+function sleepers(tag: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${tag}\0`) out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
 }
 
 function script(dir: string, name: string, body: string): string {
@@ -84,7 +100,46 @@ describe('hooks', () => {
     const started = Date.now();
     await life.beforeIteration(1);
     expect(Date.now() - started).toBeLessThan(4_000);
-    expect(warnings).toEqual(['before_iteration hook #1 exited 5: bad token [secret]', 'before_iteration hook #2 was stopped after 300ms (its timeout)']);
+    expect(warnings[0]).toBe('before_iteration hook #1 exited 5: bad token [secret]');
+    expect(warnings[1]).toMatch(/^before_iteration hook #2 was stopped after 300ms \(its timeout\); stopped 3 processes: sh \(pid \d+\), slow\.sh \(pid \d+\), sleep \(pid \d+\)$/);
+    expect(warnings).toHaveLength(2);
+  });
+
+  // docs/hostile.md "Hooks and notification commands": a daemon holding the hook's output pipe
+  // neither holds ralph nor outlives the hook; what was stopped is said.
+  it('a hook that starts a setsid daemon: at its timeout the whole tree is stopped, daemon included, without waiting for the pipe it holds', async () => {
+    const { dir, facts, bus, warnings } = setup();
+    const tag = `${60 + Math.random()}`.slice(0, 12);
+    const hook = script(dir, 'daemon.sh', `setsid sleep ${tag} &\nsleep ${tag}`);
+    const life = createRunLifecycle({ hooks: { before_iteration: [{ run: hook, timeoutMs: 300 }] }, targets: [], redact: (s) => s })(facts, bus);
+    await life.beforeIteration(1);
+    expect(sleepers(tag)).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^before_iteration hook was stopped after 300ms \(its timeout\); stopped \d processes: .*sleep \(pid \d+\), .*sleep \(pid \d+\)/);
+  });
+
+  it('an on_outcome hook that exits at once but leaves a daemon holding its output: it ends, the daemon is stopped and reported', async () => {
+    const { dir, facts, bus, warnings } = setup();
+    const tag = `${60 + Math.random()}`.slice(0, 12);
+    const hook = script(dir, 'leave.sh', `setsid sleep ${tag} &\necho started`);
+    const life = createRunLifecycle({ hooks: { on_outcome: [{ run: hook, timeoutMs: 60_000 }] }, targets: [], redact: (s) => s })(facts, bus);
+    await life.end(result);
+    expect(sleepers(tag)).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/^on_outcome hook left processes running when it exited; stopped 1 process: sleep \(pid \d+\)$/)]);
+  });
+
+  it('an interrupted run stops its before_iteration hook at once, daemon included', async () => {
+    const { dir, facts, bus, warnings } = setup();
+    const tag = `${60 + Math.random()}`.slice(0, 12);
+    const hook = script(dir, 'daemon.sh', `setsid sleep ${tag} &\nsleep ${tag}`);
+    const interrupt = new AbortController();
+    const life = createRunLifecycle({ hooks: { before_iteration: [{ run: hook, timeoutMs: 60_000 }] }, targets: [], redact: (s) => s, signal: interrupt.signal })(facts, bus);
+    const running = life.beforeIteration(1);
+    while (sleepers(tag).length < 2) await new Promise((r) => setTimeout(r, 20));
+    interrupt.abort();
+    await running;
+    expect(sleepers(tag)).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/^before_iteration hook was stopped: the run was interrupted; stopped \d processes: /)]);
   });
 
   it('an after_iteration hook exiting 3 asks the run to stop, with its last line as the reason', async () => {

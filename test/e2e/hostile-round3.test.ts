@@ -1,0 +1,89 @@
+// The third hostile round (docs/hostile.md), through the built CLI: a config file someone else
+// planted, hooks and notification commands that leave daemons, a corrupted .ralph/, hostile text
+// from files on the terminal, and the small ones (a FIFO as --config, `plans` a file, a plan
+// run through a symlink beside itself).
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { assertBuilt, makeTempDir, planText, removeTempDirs } from './helpers/exec-harness.js';
+import { ralph } from './longrun-helpers/index.js';
+
+beforeAll(assertBuilt);
+afterAll(removeTempDirs);
+
+const WRITE_SUMMARY = `printf '{"plan":"test","status":"complete","tasks":[{"name":"Task 1","status":"done"}]}' > "$RALPH_SUMMARY"`;
+const COMPLETE_AGENT = ['sh', '-c', `cat > /dev/null; ${WRITE_SUMMARY}; echo '###PLAN_COMPLETE###'`];
+
+/** What `p` gives, or undefined if it takes longer than `ms` (it hung). */
+function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
+  return Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+}
+
+/** A folder no user-level safe-dirs file is read from. */
+function noUserConfig(): Record<string, string> {
+  return { XDG_CONFIG_HOME: makeTempDir() };
+}
+
+describe.concurrent('a config file someone else planted', () => {
+  it('found in a folder anyone can write, its hook does not run: exit 64 naming the file; listed in RALPH_SAFE_DIRS it runs, and the run says so', async ({ expect }) => {
+    const shared = makeTempDir();
+    chmodSync(shared, 0o1777);
+    const work = join(shared, 'work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'plan.md'), planText());
+    const planted = join(shared, 'ralph.config.yaml');
+    writeFileSync(planted, `hooks:\n  before_iteration: touch ${join(shared, 'PWNED')}\n`);
+    const refused = await ralph(['exec', 'plan.md', '--', ...COMPLETE_AGENT], { cwd: work, env: noUserConfig() });
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(`refusing the config file ${planted}`);
+    expect(refused.stderr).toContain('can be written by others');
+    expect(refused.stderr).toContain(`RALPH_SAFE_DIRS=${shared}`);
+    expect(execFileSync('ls', [shared], { encoding: 'utf8' })).not.toContain('PWNED');
+
+    const trusted = await ralph(['exec', 'plan.md', '--', ...COMPLETE_AGENT], { cwd: work, env: { ...noUserConfig(), RALPH_SAFE_DIRS: shared } });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stderr).toContain(`; config ${planted})`);
+    expect(execFileSync('ls', [shared], { encoding: 'utf8' })).toContain('PWNED');
+  });
+
+  it('--config naming a FIFO is refused at once (exit 64), not waited on', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+    const ran = await within(15_000, ralph(['exec', 'plan.md', '--config', 'fifo.yaml', '--', 'true'], { cwd: dir }));
+    expect(ran, 'ralph hung on a FIFO named by --config').toBeDefined();
+    expect(ran!.code).toBe(64);
+    expect(ran!.stderr).toContain('it is a FIFO (named pipe)');
+  });
+});
+
+describe.concurrent('hooks and notification commands that start daemons', () => {
+  it('a before_iteration hook (timeout 1s) and a notify command that start `setsid sleep` hold ralph no longer than their bounds; the daemons are stopped and named', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    const tag = `${60 + Math.random()}`.slice(0, 12);
+    writeFileSync(
+      join(dir, 'ralph.config.yaml'),
+      [
+        'hooks:',
+        '  before_iteration:',
+        `    - run: setsid sleep ${tag} & sleep ${tag}`,
+        '      timeout: 1s',
+        '  on_outcome:',
+        `    - run: setsid sleep ${tag} & echo done`,
+        'notify:',
+        `  - command: setsid sleep ${tag} & echo sent`,
+        '',
+      ].join('\n'),
+    );
+    const ran = await within(25_000, ralph(['exec', 'plan.md', '--', ...COMPLETE_AGENT], { cwd: dir, env: noUserConfig() }));
+    expect(ran, 'ralph was held by a daemon').toBeDefined();
+    expect(ran!.code, ran!.stderr).toBe(0);
+    expect(ran!.stderr).toMatch(/before_iteration hook was stopped after 1s \(its timeout\); stopped \d processes: .*sleep \(pid \d+\)/);
+    expect(ran!.stderr).toMatch(/on_outcome hook left processes running when it exited; stopped 1 process: sleep \(pid \d+\)/);
+    expect(ran!.stderr).toMatch(/notification "ended" to notify\[0\] command: the command left processes running when it exited; stopped 1 process: sleep/);
+    expect(execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })).not.toContain(`sleep ${tag}`);
+  });
+});
+
