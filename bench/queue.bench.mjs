@@ -16,7 +16,8 @@ const SLEEP_S = 1;
 const GOAL = 12;
 const agent = join(repoDir, 'test', 'fixtures', 'batch', 'sleep-agent.sh');
 const redisServer = process.env.RALPH_REDIS_SERVER ?? 'redis-server';
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
+// The queue's shared secret (docs/queue.md "What a worker trusts"): coordinator and workers need the same.
+const gitEnv = { ...process.env, RALPH_QUEUE_SECRET: 'bench-queue-secret-0123456789abcdef0123456789abcdef', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
 
 function freePort() {
@@ -90,7 +91,7 @@ async function run(workers, concurrency) {
   const name = `${workers}x${concurrency}`;
   const started = [];
   for (let w = 0; w < workers; w++) {
-    const child = spawn(process.execPath, [ralphBin, 'worker', '--queue', url, '--workdir', join(root, name, `w${w}`), '--concurrency', String(concurrency)], { env: gitEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [ralphBin, 'worker', '--queue', url, '--workdir', join(root, name, `w${w}`), '--concurrency', String(concurrency), '--', 'sh', agent, String(SLEEP_S)], { env: gitEnv, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     child.stderr.on('data', (d) => (log += d));
     children.push(child);
@@ -103,7 +104,7 @@ async function run(workers, concurrency) {
   const workersAtReady = sum(started.map((s) => cpuMs(s.child.pid)));
   const coordinatorBefore = cpuMs().children;
   const out = join(root, name, 'out');
-  const r = await timed(ralphBin, ['batch', 'plans', '--queue', url, '--out', out, '--', 'sh', agent, String(SLEEP_S)], { cwd: repo, env: gitEnv });
+  const r = await timed(ralphBin, ['batch', 'plans', '--queue', url, '--out', out], { cwd: repo, env: gitEnv });
   const workersAtEnd = sum(started.map((s) => cpuMs(s.child.pid)));
   const cpu = { coordinator: cpuMs().children - coordinatorBefore, workers: workersAtEnd.own - workersAtReady.own, theirChildren: workersAtEnd.children - workersAtReady.children };
   const first = readFileSync(join(out, 'index.md'), 'utf8').split('\n')[0];

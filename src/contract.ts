@@ -267,7 +267,7 @@ export const QUEUE = {
   name: 'ralph',
   /** Prefix of ralph's per-batch keys: `<prefix><batch id>:<suffix>`. */
   keyPrefix: 'ralph:batch:',
-  keys: { attempts: 'attempts', reports: 'reports', cancel: 'cancel', warnings: 'warnings', news: 'news' },
+  keys: { attempts: 'attempts', handbacks: 'handbacks', reports: 'reports', cancel: 'cancel', warnings: 'warnings', news: 'news', alive: 'alive' },
   /** BullMQ attempts per job: the first run and the one retry (docs/queue.md). */
   attempts: 2,
   /** Bound on connecting to Redis before anything is enqueued. */
@@ -281,6 +281,12 @@ export const QUEUE = {
   stalledIntervalMs: 30_000,
   /** How long our per-batch keys and finished jobs stay in Redis. */
   keepSeconds: 14 * 24 * 3600,
+  /** BullMQ's key prefix (its default): a job's lock, the fencing token of its attempt, is `<prefix>:<name>:<job id>:lock`. */
+  bullPrefix: 'bull',
+  /** The format of job data this ralph writes and reads (docs/queue.md "What lives in Redis"). */
+  jobFormat: 2,
+  /** A worker whose workdir has less free space than this stops taking jobs (docs/queue.md). */
+  minFreeBytes: 8 * 1024 * 1024,
 } as const;
 
 /**

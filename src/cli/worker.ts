@@ -24,9 +24,12 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
     .option('--workdir <dir>', 'clones, checkouts and run directories, one worker per folder (default: ~/.ralph/worker)')
     .option('--lock-duration <duration>', "how long a job's lock lasts without renewal; a dead worker's job is taken up after it (default 30s)", duration('--lock-duration'))
     .option('--stalled-interval <duration>', 'how often this worker looks for jobs whose worker died (default 30s)', duration('--stalled-interval'))
-    .addHelpText('after', '\nSignals: SIGTERM (or Ctrl+C) once: finish the running plans, take no new ones; twice: stop them and hand their jobs back.\nExit codes: 0 stopped after draining, 1 a queue or git error (e.g. cannot clone), 64 usage error (or the workdir used by another worker), 130 handed jobs back.')
+    .addHelpText(
+      'after',
+      '\nAfter `--`: the agent program and its arguments for every plan (default: the agent of the repository\'s ralph.config.yaml, or the plan\'s command:); jobs never carry one.\nThe shared secret of the queue comes from RALPH_QUEUE_SECRET or the file RALPH_QUEUE_SECRET_FILE names: jobs not sealed with it are refused.\nSignals: SIGTERM (or Ctrl+C) once: finish the running plans, take no new ones; twice: stop them and hand their jobs back.\nExit codes: 0 stopped after draining, 1 a queue, git or workdir error (e.g. cannot clone, disk full), 64 usage error (or the workdir used by another worker), 130 handed jobs back.',
+    )
     .action(async (flags: WorkerFlags) => {
-      if (flags.queue === undefined) throw new UsageError('--queue is required', 'usage: ralph worker --queue redis://host:port[/db] [--concurrency N] [--workdir DIR]');
+      if (flags.queue === undefined) throw new UsageError('--queue is required', 'usage: ralph worker --queue redis://host:port[/db] [--concurrency N] [--workdir DIR] [-- <command> [args…]]');
       const { parseQueueUrl, startWorker } = await import('../queue/index.js');
       const { probeRedis } = await import('../queue/redis-connection.js');
       const { loadRunPlan } = await import('../batch/index.js');
@@ -44,7 +47,9 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
           const lifecycle = hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env }) : undefined;
           return run(options, { ...hooks, project: project.config, hideEnv: project.hideEnv, ...(lifecycle ? { lifecycle } : {}) });
         };
+      const { readQueueSecret } = await import('../queue/seal.js');
       const q = parseQueueUrl(flags.queue);
+      const secret = readQueueSecret(ctx.env);
       await probeRedis(q);
       const log = (line: string) => void ctx.stderr.write(`${new Date().toISOString().slice(0, 19)}Z ralph worker: ${line}\n`);
       const worker = await startWorker(
@@ -52,6 +57,8 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
           queue: q,
           concurrency: flags.concurrency ?? 1,
           workdir: flags.workdir ? resolve(flags.workdir) : join(homedir(), '.ralph', 'worker'),
+          secret,
+          ...(ctx.passThrough.length > 0 ? { command: ctx.passThrough } : {}),
           lockDurationMs: flags.lockDuration,
           stalledIntervalMs: flags.stalledInterval,
         },

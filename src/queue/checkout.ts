@@ -16,6 +16,8 @@ export class CloneError extends Error {}
 
 export interface JobCheckout {
   path: string;
+  /** The remote branch's commit as this clone knew it when the checkout was made ('' when none): the lease of the attempt's push. */
+  expected: string;
   /** The job is done with the checkout: the next job may have it. */
   release: () => void;
 }
@@ -45,7 +47,7 @@ export class Checkouts {
     // Cloned beside, then renamed: a clone cut short is never mistaken for a usable one.
     const tmp = `${dir}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await git(this.workdir, ['clone', '--bare', '--quiet', remote, tmp], { timeoutMs: this.timeoutMs });
+      await git(this.workdir, ['clone', '--bare', '--quiet', '--', remote, tmp], { timeoutMs: this.timeoutMs });
       await git(tmp, ['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
       await rename(tmp, dir);
     } catch (error) {
@@ -87,7 +89,7 @@ export class Checkouts {
   }
 
   /** A checkout on `branch`, from the branch as last pushed when `continueBranch`, else from `commit`, with nothing else in it. */
-  prepare(input: { remote: string; commit: string; branch: string; continueBranch: boolean }): Promise<JobCheckout> {
+  prepare(input: { remote: string; commit: string; branch: string; continueBranch: boolean; beforeReuse?: (path: string) => Promise<void> }): Promise<JobCheckout> {
     const dir = this.repoDir(input.remote);
     return this.serial(dir, async () => {
       await this.clone(input.remote, dir);
@@ -102,12 +104,13 @@ export class Checkouts {
         await fetch();
         if (!(await this.hasCommit(dir, input.commit))) throw new CloneError(`commit ${input.commit.slice(0, 12)} is not on ${input.remote}`);
       }
-      const pushed = `refs/remotes/origin/${input.branch}`;
-      const base = input.continueBranch && (await git(dir, ['rev-parse', '--verify', '--quiet', pushed]).catch(() => '')) ? pushed : input.commit;
+      const expected = await this.knownHead(dir, input.branch);
+      const base = input.continueBranch && expected ? expected : input.commit;
       const path = this.freeSlot(dir);
       try {
+        await input.beforeReuse?.(path);
         await this.checkOut(dir, path, input.branch, base);
-        return { path, release: () => this.busy.delete(path) };
+        return { path, expected, release: () => this.busy.delete(path) };
       } catch (error) {
         this.busy.delete(path);
         throw error;
@@ -137,6 +140,21 @@ export class Checkouts {
     await retried(() => git(dir, ['worktree', 'add', '--quiet', '-B', branch, path, base]));
   }
 
+  private async knownHead(dir: string, branch: string): Promise<string> {
+    return git(dir, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`]).catch(() => '');
+  }
+
+  /** The remote branch's commit now ('' when it has none), fetched. */
+  remoteHead(remote: string, branch: string): Promise<string> {
+    const dir = this.repoDir(remote);
+    return this.serial(dir, async () => {
+      const line = await git(dir, ['ls-remote', 'origin', `refs/heads/${branch}`], { timeoutMs: this.timeoutMs });
+      const sha = line.split(/\s/)[0] ?? '';
+      if (sha) await git(dir, ['fetch', '--quiet', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`], { timeoutMs: this.timeoutMs });
+      return sha;
+    });
+  }
+
   /** The checkout an earlier attempt of the plan ran in lets go of the branch (its HEAD stays where it was). */
   private async releaseBranch(dir: string, branch: string): Promise<void> {
     const list = await git(dir, ['worktree', 'list', '--porcelain']);
@@ -147,12 +165,13 @@ export class Checkouts {
   }
 
   /**
-   * Pushes `head` to the remote branch. Pushes asked for while the clone is busy go out together
+   * Pushes `head` to the remote branch, with a lease: only while the branch is still at `expected`
+   * ('' when it must not exist yet), so an attempt never overwrites work it did not start from. Pushes asked for while the clone is busy go out together
    * in one `git push` (a push costs a few processes on both ends; a worker running several plans
    * at once would otherwise spend much of its time on them). One that fails is retried alone, so
    * each plan gets its own error.
    */
-  push(input: { remote: string; branch: string; head: string }): Promise<void> {
+  push(input: { remote: string; branch: string; head: string; expected: string }): Promise<void> {
     const dir = this.repoDir(input.remote);
     return new Promise((resolve, reject) => {
       const waiting = this.pushes.get(dir);
@@ -165,20 +184,24 @@ export class Checkouts {
   private async flushPushes(dir: string): Promise<void> {
     const batch = this.pushes.get(dir) ?? [];
     this.pushes.delete(dir);
-    const refspec = (p: PendingPush) => `${p.head}:refs/heads/${p.branch}`;
-    const push = (specs: string[]) => git(dir, ['push', '--quiet', 'origin', ...specs], { timeoutMs: this.timeoutMs });
+    // All or nothing (--atomic), so a batch refused for one lease can be pushed again one by one.
+    const push = (some: PendingPush[]) =>
+      git(dir, ['push', '--quiet', '--atomic', ...some.map((p) => `--force-with-lease=refs/heads/${p.branch}:${p.expected}`), 'origin', ...some.map((p) => `${p.head}:refs/heads/${p.branch}`)], {
+        timeoutMs: this.timeoutMs,
+      });
     try {
-      await push(batch.map(refspec));
+      await push(batch);
       for (const p of batch) p.resolve();
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error as Error);
-      for (const p of batch) await push([refspec(p)]).then(p.resolve, p.reject);
+      for (const p of batch) await push([p]).then(p.resolve, p.reject);
     }
   }
 }
 
 interface PendingPush {
   head: string;
+  expected: string;
   branch: string;
   resolve: () => void;
   reject: (error: Error) => void;

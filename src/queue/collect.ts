@@ -70,6 +70,13 @@ export class Collector {
     return s === undefined || s.final;
   }
 
+  /** One past every attempt of `plan` this batch folder knows of (started, or with its files written). */
+  nextAttempt(plan: string): number {
+    const s = this.states.get(plan);
+    if (!s) return 1;
+    return Math.max(s.started, this.deps.firstAttempt(plan) - 1, ...s.handled) + 1;
+  }
+
   markNotRun(plan: string): void {
     const s = this.states.get(plan);
     if (s) s.notRun = true;

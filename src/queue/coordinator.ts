@@ -24,9 +24,11 @@ import {
   type BatchSummary,
   type SharedExecOptions,
 } from '../batch/index.js';
+import { oneLine } from '../batch/one-line.js';
 import { Collector } from './collect.js';
-import { batchKey, jobId, type AttemptReport, type JobProgress, type QueueJobData } from './job.js';
+import { batchKey, checkJobExec, checkReport, jobId, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
+import { readQueueSecret, unsealText } from './seal.js';
 import { parseQueueUrl, type QueueUrl } from './redis-url.js';
 import { checkRepoRemote, planPathsInCommit } from './repo-remote.js';
 
@@ -39,6 +41,8 @@ export interface QueuedBatchOptions {
   out?: string;
   planTimeoutMs?: number;
   exec?: SharedExecOptions;
+  /** Where the queue secret is read from (RALPH_QUEUE_SECRET, RALPH_QUEUE_SECRET_FILE); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface QueuedBatchDeps {
@@ -77,11 +81,25 @@ function insideRepo(top: string, path: string, what: string): string {
   return rel.split(sep).join('/');
 }
 
-/** Exec options as a worker applies them: the working directory relative to the checkout. */
+/**
+ * Exec options as a worker applies them: paths relative to the checkout, and no agent command (a
+ * worker never runs a command from Redis: it takes the agent from its own flags or the repository).
+ */
 function execForWorkers(exec: SharedExecOptions, cwd: string, top: string): SharedExecOptions {
-  const { cwd: execCwd, ...rest } = exec;
+  const { cwd: execCwd, promptsDir, command, ...rest } = exec;
+  if (command?.length) {
+    throw new UsageError(
+      'a queued batch sends no agent command to the workers: each worker runs the agent named by its own flags or by the repository (ralph.config.yaml, the plan\'s command:)',
+      'commit the agent in ralph.config.yaml (agent:/agents:) and push, or start the workers with it: ralph worker --queue URL -- <command>',
+    );
+  }
+  const out: SharedExecOptions = { ...rest };
   const rel = insideRepo(top, resolve(cwd, execCwd ?? cwd), 'the working directory');
-  return rel === '' ? rest : { ...rest, cwd: rel };
+  if (rel !== '') out.cwd = rel;
+  if (promptsDir !== undefined) out.promptsDir = insideRepo(top, resolve(cwd, promptsDir), 'the prompts folder') || '.';
+  const checked = checkJobExec(out);
+  if (checked.problem !== null) throw new UsageError(`cannot queue these options: ${checked.problem}`);
+  return out;
 }
 
 async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () => Date): Promise<QueuedBatchFile> {
@@ -127,7 +145,6 @@ async function resumedQueuedBatch(options: QueuedBatchOptions, now: () => Date):
 
 function jobData(file: QueuedBatchFile, plan: BatchPlan): QueueJobData {
   return {
-    v: 1,
     batchId: file.batchId,
     plan: plan.id,
     planPath: file.queue.planPaths[plan.id]!,
@@ -188,11 +205,15 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
   const resumed = options.resume !== undefined;
   let file: QueuedBatchFile;
   let q: QueueUrl;
+  const env = options.env ?? process.env;
+  let secret: string;
   if (resumed) {
+    secret = readQueueSecret(env);
     ({ file, q } = await resumedQueuedBatch(options, now));
   } else {
     if (options.queue === undefined) throw new UsageError('--queue needs a Redis URL');
     q = parseQueueUrl(options.queue);
+    secret = readQueueSecret(env);
     file = await newQueuedBatch(options, q, now);
   }
   const { out, batchId } = file;
@@ -204,7 +225,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
     emit({ type: 'warning', message: `redis: ${m}; waiting for it to come back` });
   });
   redis.on('ready', () => (lastRedisError = ''));
-  const queue = new Queue<QueueJobData>(QUEUE.name, { connection: redis });
+  const queue = new Queue<QueueJob>(QUEUE.name, { connection: redis });
   queue.on('error', () => undefined);
   // A connection of its own: one that subscribes can send nothing else.
   const subscriber = redis.duplicate();
@@ -220,18 +241,37 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
     const reportsKey = batchKey(batchId, 'reports');
     const cancelKey = batchKey(batchId, 'cancel');
     const warningsKey = batchKey(batchId, 'warnings');
+    // Present while Redis holds the batch's data: gone means Redis lost it (restarted without
+    // persistence, or flushed), which the coordinator names and repairs rather than wait for ever.
+    const aliveKey = batchKey(batchId, 'alive');
+    const markAlive = () => redis.set(aliveKey, now().toISOString(), 'EX', QUEUE.keepSeconds);
 
     const enqueue = async (plans: BatchPlan[], replace: boolean) => {
       for (const plan of plans) {
         const id = jobId(batchId, plan.id);
         if (replace) {
-          file.queue.firstAttempts[plan.id] = Number((await redis.hget(attemptsKey, plan.id)) ?? 0) + 1;
+          // A fresh number, past every attempt Redis or this batch folder knows of.
+          const counted = Number((await redis.hget(attemptsKey, plan.id)) ?? 0) + 1;
+          file.queue.firstAttempts[plan.id] = Math.max(counted, collector.nextAttempt(plan.id), file.queue.firstAttempts[plan.id] ?? 1);
           await queue.remove(id).catch(() => undefined);
         }
       }
       await writeBatchFile(out, file);
-      await queue.addBulk(plans.map((plan) => ({ name: plan.id, data: jobData(file, plan), opts: { ...JOB_OPTIONS, jobId: jobId(batchId, plan.id) } })));
+      await queue.addBulk(plans.map((plan) => ({ name: plan.id, data: sealJob(secret, jobData(file, plan)), opts: { ...JOB_OPTIONS, jobId: jobId(batchId, plan.id) } })));
     };
+
+    /** The batch's reports in Redis that are sealed with the secret and well-formed; the others are named once and ignored. */
+    const forged = new Set<string>();
+    const openReports = (fields: string[], texts: (string | null)[]): AttemptReport[] =>
+      fields.flatMap((field, i) => {
+        if (texts[i] === null || texts[i] === undefined) return [];
+        const r = checkReport(unsealText(secret, 'report', texts[i]!), batchId, field);
+        if (r === null && !forged.has(field)) {
+          forged.add(field);
+          emit({ type: 'warning', message: `ignored the report "${oneLine(field, 80)}" in Redis: it is not sealed with this batch's queue secret, or not well-formed` });
+        }
+        return r === null ? [] : [r];
+      });
 
     let toRun = file.plans.map((p) => p.id);
     const again: BatchPlan[] = [];
@@ -242,7 +282,8 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       for (const [id, n] of restored.notes) for (const message of n) emit({ type: 'warning', plan: id, message });
       // Plans to queue again: those whose result said interrupted, and those whose job is gone
       // (cancelled before it started, or finished without a result).
-      const reports = Object.values(await redis.hgetall(reportsKey)).map((t) => JSON.parse(t) as AttemptReport);
+      const all = await redis.hgetall(reportsKey);
+      const reports = openReports(Object.keys(all), Object.values(all));
       for (const plan of collector.pending()) {
         if (restored.rerun.includes(plan.id)) {
           again.push(plan);
@@ -259,6 +300,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
     } else {
       await enqueue(file.plans, false);
     }
+    await markAlive();
     emit({ type: 'batch-start', batchId, out, plans: file.plans.map((p) => p.id), toRun, concurrency: 0, isolate: 'worktree', resumed, queue: q.display });
 
     let cancelled = false;
@@ -285,29 +327,43 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       // or a new attempt seen starting, with no report read after it really had none.
       const pending = collector.pending();
       const states = new Map<string, string>();
-      if (tick % 4 === 0 || cancelled) for (const plan of pending) states.set(plan.id, await queue.getJobState(jobId(batchId, plan.id)));
+      if (tick % 4 === 0 || cancelled) {
+        if (!cancelled && (await redis.exists(aliveKey)) === 0) {
+          const plans = collector.pending();
+          emit({
+            type: 'warning',
+            message: `error: Redis lost this batch's data (restarted without persistence, or flushed): its jobs, attempts and reports are gone; queuing the ${plans.length} unfinished plan(s) again with fresh attempt numbers (attempts still running on workers lost their jobs and publish nothing)`,
+          });
+          await markAlive();
+          warningsSeen = 0;
+          await enqueue(plans, true);
+          continue;
+        }
+        for (const plan of pending) states.set(plan.id, await queue.getJobState(jobId(batchId, plan.id)));
+      }
       tick++;
       const progress: [string, JobProgress][] = [];
       for (const job of await queue.getActive()) {
-        const data = job.data as QueueJobData | undefined;
-        const p = job.progress as Partial<JobProgress> | undefined;
-        if (data?.batchId !== batchId || !p || typeof p !== 'object' || typeof p.attempt !== 'number') continue;
-        progress.push([data.plan, p as JobProgress]);
+        const data = job.data as Partial<QueueJob> | undefined;
+        if (data?.batchId !== batchId || typeof data.plan !== 'string' || !byId.has(data.plan)) continue;
+        const p = openProgress(secret, job.progress, batchId, data.plan);
+        if (p !== null) progress.push([data.plan, p]);
       }
       const fresh = (await redis.hkeys(reportsKey)).filter((f) => !seenReports.has(f));
       if (fresh.length) {
-        const texts = await redis.hmget(reportsKey, ...fresh);
-        const reports = texts.flatMap((t) => (t === null ? [] : [JSON.parse(t) as AttemptReport])).sort((a, b) => a.attempt - b.attempt);
+        const reports = openReports(fresh, await redis.hmget(reportsKey, ...fresh)).sort((a, b) => a.attempt - b.attempt);
         const latest = await redis.hgetall(attemptsKey);
         for (const r of reports) if (byId.has(r.plan)) await collector.report(r, Number(latest[r.plan] ?? r.attempt));
-        for (const f of fresh) seenReports.add(f);
+        // Only reports read as sealed are done with: a worker's real report may yet replace a forged one.
+        for (const r of reports) seenReports.add(`${r.plan}#${r.attempt}`);
       }
       for (const [plan, p] of progress) await collector.progress(plan, p);
       const warnings = await redis.lrange(warningsKey, warningsSeen, -1);
       warningsSeen += warnings.length;
       for (const w of warnings) {
-        const { plan, message } = JSON.parse(w) as { plan?: string; message: string };
-        emit({ type: 'warning', plan, message });
+        const opened = unsealText(secret, 'warning', w) as { plan?: unknown; message?: unknown } | null;
+        if (opened === null || typeof opened.message !== 'string') continue;
+        emit({ type: 'warning', plan: typeof opened.plan === 'string' && byId.has(opened.plan) ? opened.plan : undefined, message: oneLine(opened.message, 500) });
       }
       for (const [plan, state] of states) {
         if (collector.isFinal(plan)) continue;
@@ -316,8 +372,10 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
           await collector.jobFailed(plan, job?.failedReason || 'no reason given');
         } else if (state === 'completed' || state === 'unknown') {
           if (cancelled) collector.markNotRun(plan);
-          else if (state === 'unknown') {
-            emit({ type: 'warning', plan, message: 'its job was no longer on the queue; queued again' });
+          else {
+            // Its report, read after its state, is missing or not sealed with the batch's secret.
+            const why = state === 'unknown' ? 'its job was no longer on the queue' : 'its job finished without a report this coordinator can read (lost, or not sealed with the batch\'s secret)';
+            emit({ type: 'warning', plan, message: `${why}; queued again` });
             await enqueue([byId.get(plan)!], true);
           }
         }

@@ -4,7 +4,7 @@
 import { Queue } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { oneLine } from '../batch/one-line.js';
-import { workerName, type JobProgress, type QueueJobData } from './job.js';
+import { workerName, type JobProgress, type QueueJob } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
 
@@ -30,14 +30,14 @@ export interface QueueStatus {
 export async function readQueueStatus(q: QueueUrl): Promise<QueueStatus> {
   await probeRedis(q);
   const redis = openRedis(q);
-  const queue = new Queue<QueueJobData>(QUEUE.name, { connection: redis });
+  const queue = new Queue<QueueJob>(QUEUE.name, { connection: redis });
   try {
     const running = (await queue.getActive()).map((job): RunningPlan => {
-      const data = job.data as QueueJobData;
-      const p = (typeof job.progress === 'object' && job.progress !== null ? job.progress : {}) as Partial<JobProgress>;
+      const data = (job.data ?? {}) as Partial<QueueJob>;
+      const p = progressOf(job.progress);
       return {
-        batch: data.batchId,
-        plan: data.plan,
+        batch: String(data.batchId),
+        plan: String(data.plan),
         worker: p.worker ? workerName(p.worker) : null,
         attempt: p.attempt ?? null,
         iteration: p.iteration ?? null,
@@ -47,11 +47,26 @@ export async function readQueueStatus(q: QueueUrl): Promise<QueueStatus> {
         heartbeat: p.at ?? null,
       };
     });
-    const waiting = (await queue.getWaiting()).map((job) => ({ batch: (job.data as QueueJobData).batchId, plan: (job.data as QueueJobData).plan }));
+    const waiting = (await queue.getWaiting()).map((job) => ({ batch: String(job.data?.batchId), plan: String(job.data?.plan) }));
     return { queue: q.display, running, waiting };
   } finally {
     await queue.close().catch(() => undefined);
     await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+/**
+ * A job's progress as its worker sealed it. Only shown, never acted on, so `ralph status` needs no
+ * secret: its fields are read as they are and each shown on one plain line.
+ */
+function progressOf(raw: unknown): Partial<JobProgress> {
+  const body = (raw as { body?: unknown } | null)?.body;
+  if (typeof body !== 'string') return {};
+  try {
+    const p = JSON.parse(body) as unknown;
+    return typeof p === 'object' && p !== null ? (p as Partial<JobProgress>) : {};
+  } catch {
+    return {};
   }
 }
 

@@ -26,6 +26,14 @@ export async function probeRedis(q: QueueUrl, timeoutMs: number = QUEUE.connectT
     await Promise.race([probe.connect().then(() => probe.ping()), bounded]);
   } catch (error) {
     throw new UsageError(`cannot reach Redis at ${q.display}: ${describe(cause ?? error)}`, 'start redis-server there, or fix --queue (see docs/queue.md)');
+  }
+  try {
+    // ioredis selects the URL's database on connect and, when Redis refuses, carries on in
+    // database 0 with only an error event: ask again, so a wrong number stops here.
+    const db = Number(new URL(q.url).pathname.replace(/^\//, '') || 0);
+    if (db !== 0) await Promise.race([probe.select(db), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs)))]);
+  } catch (error) {
+    throw new UsageError(`Redis at ${q.display} has no database ${new URL(q.url).pathname.slice(1)}: ${describe(error)}`, 'name a database this Redis has (0 to its `databases` setting minus 1), e.g. /0');
   } finally {
     clearTimeout(timer);
     probe.disconnect();

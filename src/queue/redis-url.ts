@@ -24,6 +24,13 @@ export function parseQueueUrl(text: string): QueueUrl {
   const db = u.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d+$/.test(db)) throw new UsageError(`--queue ${maskUrl(u)}: the database after / must be a number, got "${db}"`, HINT);
   if (u.search || u.hash) throw new UsageError(`--queue ${maskUrl(u)}: query strings and fragments are not supported`, HINT);
+  for (const [what, part] of [['user', u.username], ['password', u.password]] as const) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      throw new UsageError(`--queue ${maskUrl(u)}: the ${what} is not valid percent-encoding`, 'write a % in it as %25 (and other reserved characters percent-encoded), e.g. redis://:p%25ss@host:6379');
+    }
+  }
   return { url: text, display: maskUrl(u) };
 }
 

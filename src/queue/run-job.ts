@@ -40,8 +40,10 @@ export interface JobAttemptInput {
   sharedLimits: SharedLimits;
   signal: AbortSignal;
   onEvent: (e: RunEvent) => void;
-  /** Whether the worker handed this attempt back to the queue (a second SIGTERM). */
+  /** Whether the worker handed this attempt back to the queue (a second SIGTERM, a sick workdir). */
   handedBack: () => boolean;
+  /** Why it was handed back, for the result file of the attempt. */
+  handBackReason?: () => string;
   /** Commits the checkout's changes on its branch (commitPlanBranch, run where the worker's git calls allow). */
   commit: (message: string) => Promise<{ commit: string | null }>;
   /** The checkout's HEAD commit. */
@@ -60,7 +62,7 @@ async function readCapped(path: string, max: number): Promise<string> {
   }
 }
 
-export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<AttemptReport, 'final'>> {
+export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<AttemptReport, 'final' | 'batchId'>> {
   const { data, attempt, worker } = input;
   const startedAt = input.now();
   const where = (p: string) => `${worker.host}:${p}`;
@@ -75,7 +77,9 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
   };
   line(`- ${startedAt.toISOString().slice(11, 19)} running on worker ${worker.host} (pid ${worker.pid})`);
   const planPath = join(input.checkout, data.planPath);
+  // Paths in a job are relative to the checkout (checked as such when the job was opened).
   const cwd = data.exec.cwd !== undefined ? join(input.checkout, data.exec.cwd) : input.checkout;
+  const promptsDir = data.exec.promptsDir !== undefined ? join(input.checkout, data.exec.promptsDir) : undefined;
 
   const onEvent = (event: RunEvent) => {
     try {
@@ -92,9 +96,13 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
     signal: input.signal,
     planTimeoutMs,
     graceMs,
-    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, runDir: input.runDir }, { signal, onEvent, sharedLimits: input.sharedLimits }),
+    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, ...(promptsDir ? { promptsDir } : {}), runDir: input.runDir }, { signal, onEvent, sharedLimits: input.sharedLimits }),
   });
-  const { outcome, reason, result } = endingOf(run, planTimeoutMs, graceMs);
+  const ending = endingOf(run, planTimeoutMs, graceMs);
+  const { result } = ending;
+  const handBack = input.handedBack() ? (input.handBackReason?.() ?? null) : null;
+  const outcome = handBack === null ? ending.outcome : 'interrupted';
+  const reason = handBack ?? ending.reason;
 
   let pushed: string | null = null;
   let pushError: string | null = null;

@@ -3,7 +3,7 @@
 // RALPH_REDIS_SERVER or PATH; where it is missing the suites skip loudly, and under .ci/run
 // (RALPH_REQUIRE_SYSTEM_DEPS=1) they fail instead.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +91,13 @@ export class RedisServer {
 
   async restart(): Promise<void> {
     await this.stop();
+    await this.startProcess();
+  }
+
+  /** A restart that loses everything (a Redis without persistence, or one whose disk was wiped). */
+  async restartEmpty(): Promise<void> {
+    await this.stop();
+    for (const name of readdirSync(this.dir)) rmSync(join(this.dir, name), { recursive: true, force: true });
     await this.startProcess();
   }
 

@@ -13,6 +13,7 @@ const worker = { id: 'h-1', host: 'h', pid: 1 };
 
 function report(plan: string, attempt: number, outcome: AttemptReport['outcome'], final: boolean): AttemptReport {
   return {
+    batchId: 'b',
     plan,
     attempt,
     final,

@@ -12,6 +12,9 @@ import { isRunning } from '../helpers/processes.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin', 'ralph.js');
 
+/** The queue secret every test's coordinator and workers share (docs/queue.md "What a worker trusts"). */
+export const SECRET = 'test-queue-secret-0123456789abcdef0123456789abcdef';
+
 /** Identity for commits made by tests, workers and agents, whatever the machine's git config. */
 export const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
 
@@ -65,7 +68,7 @@ export interface Proc {
 const started: ChildProcess[] = [];
 
 export function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...GIT_ENV, ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...GIT_ENV, RALPH_QUEUE_SECRET: SECRET, ...env } });
   started.push(child);
   const proc: Proc = {
     child,
@@ -85,14 +88,29 @@ export interface WorkerProc extends Proc {
 export interface WorkerFlags {
   concurrency?: number;
   env?: NodeJS.ProcessEnv;
+  /** The worker's own agent command; default the scripted agent; false: none (the repository's config names it). */
+  command?: string[] | false;
+  /** Runs the worker under this wrapper (say, bwrap with a small tmpfs as its workdir). */
+  wrap?: (args: string[], workdir: string) => string[];
 }
 
 /** A `ralph worker` with a short job lock, so a killed worker's job is taken up within seconds. */
 export async function startWorker(ws: Workspace, url: string, name: string, flags: WorkerFlags = {}): Promise<WorkerProc> {
   const workdir = join(ws.dir, 'workers', name);
-  const proc = ralph(['worker', '--queue', url, '--workdir', workdir, '--concurrency', String(flags.concurrency ?? 1), '--lock-duration', '3s', '--stalled-interval', '1s'], ws.dir, flags.env);
+  const command = flags.command === false ? [] : ['--', ...(flags.command ?? [process.execPath, ws.agent])];
+  const args = ['worker', '--queue', url, '--workdir', workdir, '--concurrency', String(flags.concurrency ?? 1), '--lock-duration', '3s', '--stalled-interval', '1s', ...command];
+  const proc = flags.wrap ? spawnWrapped(flags.wrap([process.execPath, BIN, ...args], workdir), ws.dir, flags.env) : ralph(args, ws.dir, flags.env);
   await until(() => proc.stderr.includes(' at a time, workdir ') || proc.child.exitCode !== null, 20_000);
   return Object.assign(proc, { workdir });
+}
+
+function spawnWrapped(argv: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Proc {
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...GIT_ENV, RALPH_QUEUE_SECRET: SECRET, ...env } });
+  started.push(child);
+  const proc: Proc = { child, stdout: '', stderr: '', exited: new Promise((r) => child.on('close', (code) => r(code))) };
+  child.stdout!.on('data', (d) => (proc.stdout += d));
+  child.stderr!.on('data', (d) => (proc.stderr += d));
+  return proc;
 }
 
 export async function until(check: () => boolean, ms = 30_000, what = 'condition'): Promise<void> {

@@ -18,6 +18,7 @@ import {
   ralph,
   read,
   results,
+  SECRET,
   startWorker,
   until,
   workerRuns,
@@ -67,7 +68,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
     const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
     const out = join(w.dir, 'out');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     expect(await coordinator.exited).toBe(1);
     expect(coordinator.stderr).not.toMatch(/internal error|warning/i);
     expect(results(out)).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md']);
@@ -111,7 +112,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     await startWorker(w, redis!.url, 'w2');
     await startWorker(w, redis!.url, 'w3');
     const out = join(w.dir, 'out');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => workerRuns(victim.workdir).length > 0, 30_000, 'the victim started a plan');
     const [killedRun] = workerRuns(victim.workdir);
     const killedPlan = killedRun!.split('/').at(-1)!;
@@ -139,7 +140,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w = ws({ g1: 'edit notes.txt', g2: 'edit notes.txt', g3: 'complete', g4: 'edit notes.txt' });
     const worker = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
     const out = join(w.dir, 'out');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     expect(await coordinator.exited).toBe(0);
     const clones = readdirSync(join(worker.workdir, 'checkouts'));
     expect(clones).toHaveLength(1);
@@ -157,7 +158,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w = ws({ m1: 'edit notes.txt', m2: 'edit notes.txt' });
     const first = await startWorker(w, redis!.url, 'w1');
     const run = async (plan: string, out: string) => {
-      const coordinator = ralph(['batch', `plans/${plan}.md`, '--queue', redis!.url, '--out', join(w.dir, out), '--', process.execPath, w.agent], w.repo);
+      const coordinator = ralph(['batch', `plans/${plan}.md`, '--queue', redis!.url, '--out', join(w.dir, out)], w.repo);
       expect(await coordinator.exited).toBe(0);
       return batchIdOf(join(w.dir, out));
     };
@@ -196,8 +197,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     git(w.repo, 'add', 'ralph.config.yaml');
     git(w.repo, 'commit', '-q', '-m', 'config');
     git(w.repo, 'push', '-q');
-    await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
-    // No agent on the command line: the workers take the config's, from their checkout.
+    await startWorker(w, redis!.url, 'w1', { concurrency: 2, command: false });
+    // No agent command on the workers: they take the config's, from their checkout.
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url], w.repo);
     expect(await coordinator.exited).toBe(0);
     const out = join(w.repo, 'batches', 'nightly');
@@ -220,7 +221,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
     // Polling every 10 minutes: only the worker's announcement can end this batch within the test's time.
-    const summary = await runQueuedBatch({ cwd: w.repo, queue: redis!.url, plans: ['plans'], out, exec: { command: [process.execPath, w.agent] } }, { pollMs: 600_000 });
+    const summary = await runQueuedBatch({ cwd: w.repo, queue: redis!.url, plans: ['plans'], out, env: { RALPH_QUEUE_SECRET: SECRET } }, { pollMs: 600_000 });
     expect(summary.exitCode).toBe(0);
     expect(results(out)).toEqual(['a.md']);
   });
@@ -231,7 +232,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     await startWorker(w, redis!.url, 'w1');
     await startWorker(w, redis!.url, 'w2');
     const out = join(w.dir, 'out');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => existsSync(out) && results(out).length >= 1, 30_000, 'a first result');
     await redis!.restart();
     expect(await coordinator.exited).toBe(0);
@@ -246,7 +247,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
     const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
     const out = join(w.dir, 'out');
-    const first = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const first = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => existsSync(out) && results(out).length >= 1, 30_000, 'a first result');
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
@@ -271,7 +272,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
       env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.${join(w.dir, 'missing.git')}.insteadOf`, GIT_CONFIG_VALUE_0: w.remote },
     });
     const out = join(w.dir, 'out');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     expect(await broken.exited).toBe(1);
     expect(broken.stderr).toMatch(/ralph worker: error: cannot clone .*remote\.git: .*; job \S+ handed back; this worker stops/);
     expect(broken.stderr).not.toMatch(/\n\s+at /);
@@ -286,7 +287,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w = ws({ d1: 'complete 2500', d2: 'complete 2500' });
     const w1 = await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => workerRuns(w1.workdir).length === 1, 30_000, 'w1 started d1');
     // `ralph status --queue` shows which worker runs what, from the jobs' progress (the first
     // iteration may not have reported yet).
@@ -320,8 +321,11 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(await coordinator.exited).toBe(0);
     const d2 = read(out, 'd2.md');
     expect(d2).toContain('- Outcome: complete');
-    // Handing back is not the plan's failure: the run on w3 is still its first attempt.
-    expect(d2).toContain('- Attempts: 1');
+    // Handing back is not the plan's failure: the run on w3 is not its retry (its number is new).
+    expect(d2).toContain('- Outcome: complete');
+    expect(d2).toContain('- Attempts: 2');
+    expect(read(out, 'attempts/d2.attempt-1.md')).toMatch(/- Outcome: interrupted\n/);
+    expect(read(out, 'attempts/d2.attempt-1.md')).toContain('handed back to the queue');
     expect(d2).toContain(w3.workdir);
     expect(fluxDriveProblems(out)).toEqual([]);
   });
@@ -330,7 +334,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w = ws({ h1: 'hang', q2: 'complete', q3: 'complete' });
     const w1 = await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
-    const first = ralph(['batch', join('plans', 'h1.md'), join('plans', 'q2.md'), join('plans', 'q3.md'), '--queue', redis!.url, '--out', out, '--', process.execPath, w.agent], w.repo);
+    const first = ralph(['batch', join('plans', 'h1.md'), join('plans', 'q2.md'), join('plans', 'q3.md'), '--queue', redis!.url, '--out', out], w.repo);
     await until(() => workerRuns(w1.workdir).some((d) => existsSync(join(d, 'agent.pid'))), 30_000, 'the hanging agent started');
     const agentPid = Number(readFileSync(join(workerRuns(w1.workdir)[0]!, 'agent.pid'), 'utf8'));
     first.child.kill('SIGINT');
@@ -358,7 +362,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
 describe('ralph batch --queue refuses what cannot work, before anything is enqueued (64)', () => {
   it('a URL that is not a redis:// URL', async () => {
     const w = ws({ u1: 'complete' });
-    const r = ralph(['batch', 'plans', '--queue', 'http://localhost:6379', '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    const r = ralph(['batch', 'plans', '--queue', 'http://localhost:6379', '--out', join(w.dir, 'out')], w.repo);
     expect(await r.exited).toBe(64);
     expect(r.stderr.split('\n')[0]).toBe('ralph: --queue must be a redis:// or rediss:// URL, got http://');
     expect(existsSync(join(w.dir, 'out'))).toBe(false);
@@ -367,10 +371,10 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
   it('--config: workers read the config file of their checkout, so another file is refused', async () => {
     const w = ws({ u1: 'complete' });
     writeFileSync(join(w.dir, 'other.yaml'), 'defaults:\n  max_iterations: 2\n');
-    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--config', join(w.dir, 'other.yaml'), '--', process.execPath, w.agent], w.repo);
+    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--config', join(w.dir, 'other.yaml')], w.repo);
     expect(await r.exited).toBe(64);
     expect(r.stderr.split('\n')[0]).toBe('ralph: --config does not apply to a queued batch: each worker reads the config file of its checkout');
-    const dirty = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--allow-dirty', '--', process.execPath, w.agent], w.repo);
+    const dirty = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--allow-dirty'], w.repo);
     expect(await dirty.exited).toBe(64);
     expect(dirty.stderr.split('\n')[0]).toBe('ralph: --allow-dirty does not apply to a queued batch: workers run the plans as committed and pushed');
   });
@@ -380,7 +384,7 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     const { freePort } = await import('../helpers/redis-server.js');
     const port = await freePort();
     const started = Date.now();
-    const r = ralph(['batch', 'plans', '--queue', `redis://:secret@127.0.0.1:${port}/2`, '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    const r = ralph(['batch', 'plans', '--queue', `redis://:secret@127.0.0.1:${port}/2`, '--out', join(w.dir, 'out')], w.repo);
     expect(await r.exited).toBe(64);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^ralph: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/2: .*ECONNREFUSED`));
@@ -392,7 +396,7 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     const w = ws({ u1: 'complete', u2: 'complete' });
     writeFileSync(join(w.repo, 'plans', 'u2.md'), planText('u2', 'fail'));
     writeFileSync(join(w.repo, 'plans', 'u3.md'), planText('u3', 'complete'));
-    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--out', join(w.dir, 'out')], w.repo);
     expect(await r.exited).toBe(64);
     expect(r.stderr).toMatch(/^ralph: cannot queue the batch:\n  \S+\/plans\/u2\.md: has changes that are not committed; workers read the plan from commit [0-9a-f]{12}\n  \S+\/plans\/u3\.md: not committed; /);
     expect(r.stderr).not.toContain('u1.md');
@@ -403,7 +407,7 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     const w = ws({ u1: 'complete' });
     const url = 'redis://127.0.0.1:1';
     const run = async () => {
-      const r = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out'), '--', process.execPath, w.agent], w.repo);
+      const r = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out')], w.repo);
       const code = await r.exited;
       return { code, first: r.stderr.split('\n')[0] };
     };

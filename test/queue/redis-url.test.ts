@@ -21,6 +21,8 @@ describe('parseQueueUrl', () => {
     ['redis://localhost:6379/db', 'the database after / must be a number, got "db"'],
     ['redis://localhost:6379/0?x=1', 'query strings and fragments are not supported'],
     ['redis://', 'names no host'],
+    ['redis://:p%zz@localhost:6379', 'the password is not valid percent-encoding'],
+    ['redis://u%e0:x@localhost:6379', 'the user is not valid percent-encoding'],
   ])('refuses %s: %s', (url, words) => {
     let error: unknown;
     try {
@@ -32,6 +34,10 @@ describe('parseQueueUrl', () => {
     expect((error as UsageError).exitCode).toBe(64);
     expect((error as Error).message).toContain(words);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('never shows the password, even one that is not valid percent-encoding', () => {
+    expect(() => parseQueueUrl('redis://:p%zzsecret@localhost:6379')).toThrow(/^--queue redis:\/\/:\*\*\*@localhost:6379: the password/);
   });
 
   it('never shows the password, even of a URL it cannot parse', () => {
