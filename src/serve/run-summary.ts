@@ -1,6 +1,7 @@
 // One run as the overview shows it: read from STATUS.json, state.json and result.json (through
 // runs/run-view, the same reading `ralph status` does) and the digest of its events.jsonl. Every
 // string here may hold agent text; the page puts them in with textContent only.
+import { basename } from 'node:path';
 import type { RunView } from '../runs/run-view.js';
 import { cutText } from './transcript-items.js';
 import type { RunDigest } from './run-digest.js';
@@ -64,7 +65,7 @@ export function summarize(key: string, batch: string | null, v: RunView, d: RunD
     key,
     runId: v.runId,
     batch,
-    plan: v.result?.plan ?? v.state?.plan ?? null,
+    plan: v.result?.plan ?? v.state?.plan ?? (s?.plan ? basename(s.plan).replace(/\.md$/, '') : null),
     planPath: s?.plan ?? v.state?.planPath ?? null,
     state,
     health: v.health,

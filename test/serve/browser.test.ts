@@ -2,7 +2,7 @@
 // waiting to complete without a reload, shows a hostile transcript as inert text, stops a real
 // run with its button, and a second tab or a closed one leaves the server steady.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -54,13 +54,23 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     expect(await page.textContent(`${row(run.id)} .state`)).toMatch(/^waiting (1h 59m|2h 0m) \(usage limit\)$/);
     expect(await page.textContent(`${row(run.id)} .notes`)).toBe('1 warning');
 
-    run.status('verifying');
+    // Per-task states, when STATUS.json carries them.
+    run.status('verifying', { tasks: [{ name: 'Task 1: build', state: 'verified' }, { name: 'Task 2: test', state: 'pending' }] });
     await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('verifying');
+    expect(await page.textContent(`${row(run.id)} .tasks`)).toBe('1/2 verified');
     run.finish('complete', 'PLAN_COMPLETE accepted: 1 verify command(s) passed');
     await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('done');
     expect(await page.textContent(`${row(run.id)} .outcome`)).toBe('complete');
     expect(await page.textContent(`${row(run.id)} .reason`)).toBe('PLAN_COMPLETE accepted: 1 verify command(s) passed');
     expect(await page.evaluate('window.__loadedOnce')).toBe(true);
+    expect(w.errors).toEqual([]);
+    // The morning report is one click away, its own script running under its own policy.
+    run.event({ type: 'observation', iteration: 1, record: { valid: true, type: 'bug', severity: 'high', title: 'Refill overflows', file: null } });
+    appendFileSync(run.paths.findings, `${JSON.stringify({ run: run.id, plan: 'demo', iteration: 1, at: new Date().toISOString(), valid: true, type: 'bug', severity: 'high', title: 'Refill overflows', detail: 'd', file: null, action: 'needs-fix' })}\n`);
+    await page.click('#report-link');
+    await expect.poll(() => page.textContent('#shown')).toBe('1 of 1 shown');
+    expect(await page.locator('#findings-table summary').allTextContents()).toEqual(['Refill overflows']);
+    expect(await page.evaluate('window.__violations')).toEqual([]);
     expect(w.errors).toEqual([]);
     await page.close();
   });

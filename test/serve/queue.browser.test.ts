@@ -1,0 +1,73 @@
+// `ralph serve --queue` (the built CLI) with two `ralph worker`s on Debian's redis-server: the page
+// lists both workers and the plan each runs, live, and the batch's outcomes once collected.
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
+import { killQuietly, killStarted, processesMentioning, ralph, startWorker, until, workspace, type Workspace } from '../queue/helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage } from './helpers.js';
+import { startServeCli, type ServeProc } from './serve-cli.js';
+
+const RUNS = redisAvailable('the ralph serve --queue test') && (await browserAvailable('the ralph serve --queue test'));
+const AGENT = join(resolve(import.meta.dirname, '../..'), 'test', 'fixtures', 'serve', 'agent.mjs');
+
+let browser: Browser | undefined;
+let redis: RedisServer | null = null;
+let serve: ServeProc | null = null;
+let ws: Workspace | null = null;
+
+beforeAll(async () => {
+  if (RUNS) browser = await launchBrowser();
+});
+afterAll(async () => {
+  await closeBrowser(browser);
+});
+afterEach(async () => {
+  serve?.child.kill('SIGKILL');
+  await killStarted();
+  if (ws) {
+    for (const pid of processesMentioning(ws.dir)) killQuietly(pid);
+    await until(() => processesMentioning(ws!.dir).length === 0, 10_000, 'no process of the workspace left');
+  }
+  await redis?.dispose();
+});
+
+describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 120_000 }, () => {
+  it('lists both workers and the plan each runs, then the outcomes', async () => {
+    redis = await RedisServer.start();
+    ws = workspace({ a: 'complete', b: 'complete' });
+    copyFileSync(AGENT, ws.agent);
+    const gate = join(ws.dir, 'gate');
+    mkdirSync(gate);
+    const env = { RALPH_TEST_GATE: gate };
+    await startWorker(ws, redis.url, 'w1', { env });
+    await startWorker(ws, redis.url, 'w2', { env });
+    serve = await startServeCli(ws.repo, ['--queue', redis.url]);
+    const out = join(ws.repo, '.ralph', 'batches', 'q1');
+    const coordinator = ralph(['batch', 'plans', '--queue', redis.url, '--out', out, '--', process.execPath, ws.agent], ws.repo);
+
+    const w = await openPage(browser!, serve.url);
+    const { page } = w;
+    const rows = async () =>
+      (await page.locator('#workers tr[data-worker]').evaluateAll((trs) => trs.map((tr) => `${tr.getAttribute('data-worker')} ${tr.querySelector('.plan')!.textContent}`))).sort();
+    await expect.poll(async () => (await rows()).length, { timeout: 60_000 }).toBe(2);
+    const seen = await rows();
+    const workers = seen.map((r) => r.split(' ').slice(0, -1).join(' '));
+    expect(new Set(workers).size).toBe(2);
+    for (const name of workers) expect(name).toMatch(/^\S+ \(pid \d+\)$/);
+    expect(seen.map((r) => r.split(' ').at(-1)).sort()).toEqual(['a', 'b']);
+    expect(await page.textContent('#workers')).toContain('batch');
+
+    writeFileSync(join(gate, 'a'), '');
+    writeFileSync(join(gate, 'b'), '');
+    expect(await coordinator.exited).toBe(0);
+    await expect.poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: 30_000 }).toBe(0);
+    // The coordinator's batch folder is under this .ralph/: its plans end with their outcomes.
+    for (const id of ['a', 'b']) await expect.poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: 30_000 }).toBe('complete');
+    expect(await page.evaluate('window.__loadedOnce')).toBe(true);
+    expect(w.errors).toEqual([]);
+    await page.close();
+    expect(await serve.stop()).toBe(0);
+  });
+});
