@@ -79,11 +79,9 @@ describe('hooks', () => {
   it('a failing hook is a warning (secrets redacted), a slow one is stopped at its timeout', async () => {
     const { dir, facts, bus, warnings } = setup();
     const fails = script(dir, 'fails.sh', 'echo "bad token tok-SECRET-1" >&2; exit 5');
-    const slow = script(dir, 'slow.sh', 'sleep 30');
+    const slow = script(dir, 'slow.sh', 'sleep 3600');
     const life = createRunLifecycle({ hooks: { before_iteration: [{ run: fails }, { run: slow, timeoutMs: 300 }] }, targets: [], redact: makeRedactor(['tok-SECRET-1']) })(facts, bus);
-    const started = Date.now();
     await life.beforeIteration(1);
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(warnings).toEqual(['before_iteration hook #1 exited 5: bad token [secret]', 'before_iteration hook #2 was stopped after 300ms (its timeout)']);
   });
 

@@ -59,7 +59,7 @@ beforeAll(() => {
   npm(['ci', '--offline'], prefix);
   installed = join(prefix, 'node_modules', manifest.name);
   ralph = join(prefix, 'node_modules', '.bin', 'ralph');
-}, 180_000);
+});
 
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import { isRunning } from '../helpers/processes.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin', 'ralph.js');
@@ -91,11 +92,11 @@ export interface WorkerFlags {
 export async function startWorker(ws: Workspace, url: string, name: string, flags: WorkerFlags = {}): Promise<WorkerProc> {
   const workdir = join(ws.dir, 'workers', name);
   const proc = ralph(['worker', '--queue', url, '--workdir', workdir, '--concurrency', String(flags.concurrency ?? 1), '--lock-duration', '3s', '--stalled-interval', '1s'], ws.dir, flags.env);
-  await until(() => proc.stderr.includes(' at a time, workdir ') || proc.child.exitCode !== null, 20_000);
+  await until(() => proc.stderr.includes(' at a time, workdir ') || proc.child.exitCode !== null, PATIENCE_MS);
   return Object.assign(proc, { workdir });
 }
 
-export async function until(check: () => boolean, ms = 30_000, what = 'condition'): Promise<void> {
+export async function until(check: () => boolean, ms = PATIENCE_MS, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
