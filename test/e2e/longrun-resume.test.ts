@@ -143,7 +143,7 @@ describe('SIGKILL to ralph mid-iteration', () => {
     expect(result).toMatchObject({ outcome: 'complete', iterations: 2 });
     // Stopped before the next iteration started.
     const events = ws.events();
-    const stoppedAt = events.findIndex((e) => e.type === 'warning' && /still running and was stopped/.test(String(e.message)));
+    const stoppedAt = events.findIndex((e) => e.type === 'warning' && /process\(es\) of the run were still running and were stopped/.test(String(e.message)));
     const iteration2At = events.findIndex((e) => e.type === 'iteration-start' && e.iteration === 2);
     expect(stoppedAt).toBeGreaterThan(-1);
     expect(stoppedAt).toBeLessThan(iteration2At);
