@@ -5,8 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The real agent CLIs' suite installs them from npm: `npm run test:agents` runs it, not `npm test`.
     exclude: ['**/node_modules/**', 'test/agents-conformance/**'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // End-to-end tests spawn the built CLI and agent processes; two cores are all we have.
     maxWorkers: 2,
     // In CI a JSON report as well, from which .ci/run prints its closing "N passed, N failed".

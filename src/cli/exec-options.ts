@@ -5,6 +5,7 @@ import { AGENT_PRESETS } from '../agents/index.js';
 import { CONFIG_FILE, DEFAULTS, EXECUTOR_NAMES, LIMITS, STREAM_FORMATS, type Range } from '../contract.js';
 import { DEFAULT_MODEL } from '../executors/anthropic/models.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
+import { findProjectRoot } from '../runs/project-root.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
 
@@ -43,7 +44,7 @@ export function addExecOptions(command: Command): Command {
   return command
     .addOption(new Option('--executor <name>', "which executor runs the plan (default: command when -- is given, else the plan's executor, else anthropic when ANTHROPIC_API_KEY is set)").choices(EXECUTOR_NAMES))
     .option('--agent <name>', `run a known agent CLI unattended (${Object.keys(AGENT_PRESETS).join(', ')}); args after -- are added to its command`)
-    .option('--cwd <dir>', 'working directory of the executor (default: the current directory)')
+    .option('--cwd <dir>', `working directory of the executor (default: the project's root, the nearest folder up from here with .git or ${CONFIG_FILE})`)
     .option('--max-iterations <n>', `stop after n iterations (default: ${DEFAULTS.maxIterations})`, wholeNumber('--max-iterations', LIMITS.maxIterations))
     .option('--max-bailouts <n>', `bailouts in a row allowed (default: ${DEFAULTS.maxBailouts})`, wholeNumber('--max-bailouts', LIMITS.maxBailouts))
     .option('--max-runtime <duration>', `stop the run after this long, e.g. 90m, or none (default: ${formatDuration(DEFAULTS.maxRuntimeMs)})`, durationOrNone('--max-runtime', LIMITS.maxRuntimeMs))
@@ -100,7 +101,7 @@ export interface RawExecFlags {
 
 /** Commander's parsed flags (plus what came after `--`) as ExecOptions, without the plan path. */
 export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd: string): Omit<ExecOptions, 'planPath'> {
-  const o: Omit<ExecOptions, 'planPath'> = { cwd: flags.cwd ?? cwd };
+  const o: Omit<ExecOptions, 'planPath'> = { cwd: flags.cwd ?? findProjectRoot(cwd) };
   if (flags.executor !== undefined) o.executor = flags.executor as ExecutorName;
   if (passThrough.length > 0) o.command = passThrough;
   if (flags.agent !== undefined) o.agent = flags.agent;

@@ -6,6 +6,7 @@ import { CONFIG_TEMPLATE } from '../config/template.js';
 import { CONFIG_FILE, RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { ignoreEverythingIn } from '../runs/git-ignore.js';
+import { findProjectRoot, ralphDir } from '../runs/project-root.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { packageRoot } from '../util/package-root.js';
 import type { RegisterCommand } from './context.js';
@@ -19,6 +20,8 @@ export interface InitResult {
   wroteGitignore: boolean;
   /** Whether ralph.config.yaml was written now (false: the project has one, kept as it is). */
   wroteConfig: boolean;
+  /** The config file, relative to the current folder (the project's root may be above it). */
+  config: string;
   next: string[];
 }
 
@@ -30,15 +33,18 @@ export function initCommand(planArg: string, cwd: string): InitResult {
   const title = id.replace(/[-_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
   const template = readFileSync(join(packageRoot(), 'templates', 'plan.md'), 'utf8');
   writeFileAtomicSync(plan, template.replaceAll('{{id}}', id).replaceAll('{{title}}', title));
-  const root = resolve(cwd, RUN_FILES.root);
+  // Both at the project's root, where every command looks for them (project-root.ts).
+  const root = ralphDir(cwd);
   const wroteGitignore = !existsSync(join(root, '.gitignore'));
   ignoreEverythingIn(root);
-  const wroteConfig = !existsSync(resolve(cwd, CONFIG_FILE));
-  if (wroteConfig) writeFileAtomicSync(resolve(cwd, CONFIG_FILE), CONFIG_TEMPLATE);
+  const config = join(findProjectRoot(cwd), CONFIG_FILE);
+  const wroteConfig = !existsSync(config);
+  if (wroteConfig) writeFileAtomicSync(config, CONFIG_TEMPLATE);
   const shown = relative(cwd, plan).startsWith('..') ? plan : relative(cwd, plan);
   return {
     plan: shown,
     gitignore: relative(cwd, join(root, '.gitignore')),
+    config: relative(cwd, config),
     wroteGitignore,
     wroteConfig,
     next: [
@@ -60,7 +66,7 @@ export const registerInit: RegisterCommand = (program, ctx) => {
         [
           `wrote ${r.plan} (a plan to fill in)`,
           `${r.wroteGitignore ? 'wrote' : 'kept'} ${r.gitignore} (run state stays out of git)`,
-          `${r.wroteConfig ? 'wrote' : 'kept'} ${CONFIG_FILE} (agents, defaults, notifications, hooks; all commented out)`,
+          `${r.wroteConfig ? 'wrote' : 'kept'} ${r.config} (agents, defaults, notifications, hooks; all commented out)`,
           '', 'next:', ...r.next.map((c, i) => `  ${i + 1}. ${c}`), ''].join('\n'),
       );
     });

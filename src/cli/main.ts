@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { join } from 'node:path';
 import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
 import { holdCredentials } from '../util/credentials.js';
-import { packageVersion } from '../util/package-root.js';
+import { packageRoot, packageVersion } from '../util/package-root.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { registerExec } from './exec.js';
 import { registerParse } from './parse.js';
@@ -59,7 +60,8 @@ export async function main(
       writeErr: (s) => void io.stderr.write(s),
       outputError: (s, write) => write(`ralph: ${s.replace(/^error: /, '')}`),
     });
-  program.addHelpText('after', '\nExit codes: 0 complete, 1 failed, 2 blocked, 3 exhausted, 4 off the rails, 64 usage error, 130 interrupted.');
+  // The docs/ this help and the config file refer to ship with the package: say where they are.
+  program.addHelpText('after', () => `\nExit codes: 0 complete, 1 failed, 2 blocked, 3 exhausted, 4 off the rails, 64 usage error, 130 interrupted.\nDocumentation (the docs/… pages named in help and in ralph.config.yaml): ${join(packageRoot(), 'docs')}`);
   for (const register of COMMANDS) register(program, ctx);
 
   try {

@@ -5,14 +5,17 @@ import { RUN_FILES, SEVERITIES } from '../contract.js';
 import type { CliContext, RegisterCommand } from './context.js';
 
 import { fstatSync, writeSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { UsageError } from '../errors.js';
+import { findRun } from '../runs/find-run.js';
+import { ralphDir } from '../runs/project-root.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { ReportFormat } from '../findings/report/index.js';
 
 export interface ReportFlags {
   runs?: string;
+  run?: string;
   format: string;
   out?: string;
   minSeverity?: string;
@@ -28,7 +31,8 @@ export const registerReport: RegisterCommand = (program, ctx) => {
   program
     .command('report')
     .description('the observations report across runs, grouped by severity, type and action')
-    .option('--runs <dir>', `folder searched for runs (default: ${RUN_FILES.root} in the current directory)`)
+    .option('--runs <dir>', `folder searched for runs (default: the project's ${RUN_FILES.root}/)`)
+    .option('--run <id>', 'only this run: an id as `ralph runs` lists it, or latest')
     .addOption(new Option('--format <format>', 'md, html or json').default('md'))
     .option('--out <file>', 'write the report to FILE (atomically) instead of stdout')
     .option('--min-severity <severity>', `only findings at least this severe (${SEVERITIES.join(', ')})`)
@@ -54,7 +58,9 @@ export async function reportCommand(flags: ReportFlags, ctx: CliContext): Promis
     plan: flags.plan,
     since: flags.since,
   });
-  const runsDir = flags.runs ?? RUN_FILES.root;
+  if (flags.run !== undefined && flags.runs !== undefined) throw new UsageError('--run and --runs cannot be combined', 'Give --run <id> for one run, or --runs <dir> for every run in a folder.');
+  const cwd = process.cwd();
+  const runsDir = flags.runs ?? (flags.run !== undefined ? findRun(cwd, flags.run).dir : relativeIfInside(ralphDir(cwd), cwd));
   const report = await buildReport({ runsDir, filters });
   if (report.runs.length === 0 && report.summary.occurrences === 0 && report.summary.invalid === 0 && report.summary.brokenLines === 0) {
     ctx.stdout.write(`No runs found under ${runsDir} (no ${RUN_FILES.findings} or ${RUN_FILES.result}${hasFilters(filters) ? ' matching the filters' : ''}).\n`);
@@ -107,4 +113,10 @@ function fileDescriptorOfStdout(): number | undefined {
 
 function hasFilters(f: object): boolean {
   return Object.keys(f).length > 0;
+}
+
+/** `dir` as the report names it: relative to `cwd` when inside it (as `.ralph` was before), else whole. */
+function relativeIfInside(dir: string, cwd: string): string {
+  const rel = relative(cwd, dir);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dir;
 }

@@ -1,9 +1,7 @@
 // `ralph runs`: the recent runs of a working directory, single and batch, newest first
 // (docs/first-hour.md). Read from the run files only, as `ralph status` reads one run.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { RUN_FILES } from '../contract.js';
-import { runPaths, runsRoot, type RunPaths } from '../runs/paths.js';
+import { listAllRuns } from '../runs/find-run.js';
+import { ralphDir } from '../runs/project-root.js';
 import { viewRun } from '../runs/run-view.js';
 import { stripControl } from '../ui/sanitize.js';
 import { formatDuration } from '../util/duration.js';
@@ -22,29 +20,16 @@ export interface RunRow {
   dir: string;
 }
 
-function subdirs(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => !n.startsWith('.'))
-    .map((n) => join(dir, n))
-    .filter((p) => statSync(p).isDirectory());
-}
-
-/** Run directories under `.ralph/runs/` and `.ralph/batches/<batch>/runs/`. */
-function runDirs(cwd: string): RunPaths[] {
-  const batches = subdirs(join(resolve(cwd), RUN_FILES.root, 'batches')).flatMap((b) => subdirs(join(b, RUN_FILES.runs)));
-  return [...subdirs(runsRoot(cwd)), ...batches].map(runPaths);
-}
-
 export function listRunRows(cwd: string, now = Date.now()): RunRow[] {
   const rows: RunRow[] = [];
-  for (const paths of runDirs(cwd)) {
+  for (const { id, paths } of listAllRuns(cwd)) {
     const v = viewRun(paths, now);
     if (!v.state && !v.result && !v.status) continue; // not a run (yet)
     const startedAt = v.result?.startedAt ?? v.state?.startedAt ?? v.status?.started ?? null;
     const started = startedAt === null ? NaN : Date.parse(startedAt);
     rows.push({
-      run: v.runId,
+      // The id status, stop, report --run and logs take (find-run.ts).
+      run: id,
       plan: v.result?.plan ?? v.state?.plan ?? null,
       outcome: v.health,
       startedAt,
@@ -66,7 +51,7 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
   program
     .command('runs')
     .description('recent runs here (single and batch), newest first: id, plan, outcome, age, iterations, cost')
-    .option('--cwd <dir>', 'working directory whose .ralph/ to read (default: the current directory)')
+    .option('--cwd <dir>', "a folder of the project whose .ralph/ to read (default: the current directory; .ralph/ is at the project's root)")
     .option('--limit <n>', 'show at most n runs (default: 20)', positiveInt('--limit'))
     .option('--json', 'print the runs as one JSON array')
     .action((flags: { cwd?: string; limit?: number; json?: boolean }) => {
@@ -76,7 +61,7 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
         return;
       }
       if (rows.length === 0) {
-        ctx.stdout.write(`no runs in ${resolve(flags.cwd ?? process.cwd(), RUN_FILES.root)} yet; start one with: ralph exec <plan.md> -- <agent command>\n`);
+        ctx.stdout.write(`no runs in ${ralphDir(flags.cwd ?? process.cwd())} yet; start one with: ralph exec <plan.md> -- <agent command>\n`);
         return;
       }
       const cell = (s: string) => stripControl(s).replace(/\s+/g, ' ').slice(0, 60);

@@ -9,8 +9,8 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
   program
     .command('status')
     .description("a run's state, iteration, limits left, cost, signal files present, and health (running, stale, dead, or its outcome)")
-    .argument('[run]', 'a run id, or latest', 'latest')
-    .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
+    .argument('[run]', 'a run id as `ralph runs` lists it, or latest', 'latest')
+    .option('--cwd <dir>', "a folder of the project whose .ralph/ to look in (default: the current directory; .ralph/ is at the project's root)")
     .option('--run-dir <dir>', 'a run directory to read directly')
     .option('--json', 'print the status as one JSON object')
     .option('--queue <url>', 'instead: which worker runs which plan of queued batches on this Redis (docs/queue.md)')

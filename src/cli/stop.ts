@@ -4,8 +4,8 @@ export const registerStop: RegisterCommand = (program, ctx) => {
   program
     .command('stop')
     .description('ask a running run to stop after its current iteration (it can be resumed with --resume)')
-    .argument('[run]', 'a run id, or latest', 'latest')
-    .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
+    .argument('[run]', 'a run id as `ralph runs` lists it, or latest', 'latest')
+    .option('--cwd <dir>', "a folder of the project whose .ralph/ to look in (default: the current directory; .ralph/ is at the project's root)")
     .option('--run-dir <dir>', 'a run directory to address directly')
     .action(async (run: string, flags: { cwd?: string; runDir?: string }) => {
       const { findRun } = await import('../runs/find-run.js');

@@ -3,7 +3,7 @@
 // stay valid: test/config/load-config.test.ts loads it.
 import { HOOKS, NOTIFY, STREAM_FORMATS } from '../contract.js';
 
-export const CONFIG_TEMPLATE = `# ralph.config.yaml: the project's settings for ralph (docs/config.md).
+export const CONFIG_TEMPLATE = `# ralph.config.yaml: the project's settings for ralph (docs/config.md, shipped with ralph: \`ralph --help\` says where).
 # Found from the working directory upward. Precedence: command-line flags, then the plan's
 # front matter, then this file, then ralph's built-in defaults. \`ralph config\` shows the
 # settings in effect and where each came from. \${VAR} takes a value from the environment

@@ -5,6 +5,7 @@ import { accessSync, constants, lstatSync, realpathSync, statSync, type Stats } 
 import { dirname, join, relative, sep } from 'node:path';
 import { RUN_FILES, STALE_SIGNAL_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
+import { ralphDir as projectRalphDir } from '../runs/project-root.js';
 import { kindOf } from '../util/read-regular-file.js';
 
 function lstatOrUndefined(path: string): Stats | undefined {
@@ -67,7 +68,7 @@ export interface PreflightInput {
 
 /** Throws a UsageError for the first thing that would make the run fail on the way. */
 export function preflight(input: PreflightInput): void {
-  const ralphDir = join(input.cwd, RUN_FILES.root);
+  const ralphDir = projectRalphDir(input.cwd);
   const ralph = lstatOrUndefined(ralphDir);
   if (ralph && !statOrUndefined(ralphDir)?.isDirectory()) {
     throw new UsageError(`${ralphDir} is ${kindOf(ralph)}, not a folder: ralph keeps its runs there`, `Move it away (e.g. mv ${ralphDir} ${ralphDir}.bak) and run again.`);

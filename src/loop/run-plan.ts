@@ -3,11 +3,10 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
+import { DEFAULTS, EXIT_CODES, RALPH_ENV, SIGNAL_FILES, TASK_COMPLETE_CHECKBOX, SIGNAL, type Outcome } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { assertCanStart } from '../executors/command/can-start.js';
-import { processGroupAlive, terminateProcessGroup } from '../executors/process-group.js';
 import { stopProcesses } from '../executors/process-tree.js';
 import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
@@ -175,15 +174,11 @@ async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
   }
   let note: string | undefined;
   if (state.outcome === null) note = `ralph (pid ${state.pid}) ended without writing a result`;
-  if (state.executorPid !== null) {
-    if (processGroupAlive(state.executorPid)) {
-      await terminateProcessGroup(state.executorPid, 5_000);
-      note = `${note ?? 'resuming'}; its executor (process group ${state.executorPid}) was still running and was stopped`;
-    }
-    state.executorPid = null;
-  }
-  // What the dead run's agent left running (setsid daemons included) goes before anything runs again.
-  const leftovers = await stopProcesses({ marker: processMarker(state) }, 5_000);
+  // What the dead run left running, its executor's group and what the agent started (setsid
+  // daemons included), goes before anything runs again: one pass, one grace.
+  const groups = state.executorPid !== null ? [state.executorPid] : [];
+  const leftovers = await stopProcesses({ groups, marker: processMarker(state) }, DEFAULTS.killGraceMs);
+  state.executorPid = null;
   state.runToken ??= randomBytes(12).toString('hex');
   if (leftovers.length > 0) note = `${note ?? 'resuming'}; ${leftovers.length} process(es) of the run were still running and were stopped`;
   state.pid = process.pid;

@@ -4,7 +4,7 @@
 // a user who wants to track something in it writes their own.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative, resolve, isAbsolute, sep } from 'node:path';
-import { RUN_FILES } from '../contract.js';
+import { ralphDir } from './project-root.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 
 export const IGNORE_EVERYTHING = '# Written by ralph: run state stays out of git (delete or edit this file to track something here).\n*\n';
@@ -21,7 +21,7 @@ export function ignoreEverythingIn(dir: string): void {
  * ignored as a whole when `target` lies in it; any other folder is ignored itself.
  */
 export function keepOutOfGit(target: string, cwd: string): void {
-  const root = resolve(cwd, RUN_FILES.root);
+  const root = ralphDir(cwd);
   const rel = relative(root, resolve(target));
   const insideRoot = rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
   ignoreEverythingIn(insideRoot ? root : resolve(target));

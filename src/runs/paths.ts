@@ -1,6 +1,7 @@
 // Where a run's files live (docs/files.md#the-run-directory). One place, so nothing else joins these names.
 import { join, resolve } from 'node:path';
 import { RUN_FILES } from '../contract.js';
+import { ralphDir } from './project-root.js';
 
 export interface RunPaths {
   dir: string;
@@ -17,13 +18,14 @@ export interface RunPaths {
   rejected(iteration: number): string;
 }
 
+/** `.ralph/runs` at the root of the project `cwd` lies in (project-root.ts). */
 export function runsRoot(cwd: string): string {
-  return join(resolve(cwd), RUN_FILES.root, RUN_FILES.runs);
+  return join(ralphDir(cwd), RUN_FILES.runs);
 }
 
-/** `.ralph/stop` in the working directory: asks every run there to stop after its iteration. */
+/** `.ralph/stop` of the project: asks every run there to stop after its iteration. */
 export function globalStopRequest(cwd: string): string {
-  return join(resolve(cwd), RUN_FILES.root, RUN_FILES.stopRequest);
+  return join(ralphDir(cwd), RUN_FILES.stopRequest);
 }
 
 export function runPaths(dir: string): RunPaths {

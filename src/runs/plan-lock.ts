@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { RUN_FILES } from '../contract.js';
+import { ralphDir } from './project-root.js';
 import { UsageError } from '../errors.js';
 import { ignoreEverythingIn } from './git-ignore.js';
 import { ralphAlive } from './liveness.js';
@@ -39,7 +39,7 @@ export interface PlanLock {
 export function planLockPath(cwd: string, planPath: string, planId: string): string {
   const key = createHash('sha256').update(`${resolve(cwd)}\0${resolve(planPath)}`).digest('hex').slice(0, 12);
   const safeId = planId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60);
-  return join(resolve(cwd), RUN_FILES.root, LOCKS_DIR, `${safeId}-${key}.lock`);
+  return join(ralphDir(cwd), LOCKS_DIR, `${safeId}-${key}.lock`);
 }
 
 function readHolder(path: string): LockHolder | null | 'unreadable' {
@@ -144,7 +144,7 @@ function track(release: () => void): void {
 
 export function acquirePlanLock(o: { cwd: string; planPath: string; planId: string; runId: string; runDir: string; now?: Date }): PlanLock {
   const path = planLockPath(o.cwd, o.planPath, o.planId);
-  ignoreEverythingIn(resolve(o.cwd, RUN_FILES.root));
+  ignoreEverythingIn(ralphDir(o.cwd));
   mkdirSync(resolve(path, '..'), { recursive: true });
   const holder: LockHolder = {
     pid: process.pid,

@@ -7,6 +7,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { ExecOptions } from '../loop/types.js';
 import { findRun } from './find-run.js';
 import { runsRoot } from './paths.js';
+import { findProjectRoot } from './project-root.js';
 import { loadState } from './run-state.js';
 
 const KEYS = [
@@ -78,7 +79,7 @@ function shown(path: string, from: string): string {
 export function resumeCommand(r: { planPath: string; runId: string; cwd: string; runDir: string }, from = process.cwd()): string {
   const args = ['ralph', 'exec', quote(shown(r.planPath, from)), '--resume', quote(r.runId)];
   const cwd = resolve(r.cwd);
-  if (cwd !== resolve(from)) args.push('--cwd', quote(shown(cwd, from) || '.'));
+  if (cwd !== findProjectRoot(from)) args.push('--cwd', quote(shown(cwd, from) || '.'));
   if (resolve(runsRoot(cwd), r.runId) !== resolve(r.runDir)) args.push('--run-dir', quote(shown(resolve(r.runDir), from)));
   return args.join(' ');
 }

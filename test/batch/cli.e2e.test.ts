@@ -8,6 +8,7 @@ import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import { tempDir } from './helpers.js';
 import { isRunning as alive } from '../helpers/processes.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
 
@@ -33,7 +34,7 @@ function agentPids(out: string): number[] {
     .map((p) => Number(readFileSync(p, 'utf8')));
 }
 
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
+async function until(check: () => boolean, ms = PATIENCE_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');

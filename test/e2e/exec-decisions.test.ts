@@ -100,7 +100,8 @@ describe.concurrent('decision table (docs/signals.md#decisions)', () => {
   ] as const)('failed: %s ends the run at once (exit 1); the agent is stopped and never called again', async ([line, name], { expect }) => {
     const run = await runExec({
       args: GRACE,
-      scenario: { iterations: [[{ say: line }, { sleep: 30_000 }], complete] },
+      // The agent would sleep past the test's timeout: only ralph stopping it ends the run.
+      scenario: { iterations: [[{ say: line }, { sleep: 3_600_000 }], complete] },
     });
     expect(run.code, describeRun(run)).toBe(1);
     expect(run.result).toMatchObject({ outcome: 'failed', exitCode: 1, iterations: 1 });
@@ -108,7 +109,6 @@ describe.concurrent('decision table (docs/signals.md#decisions)', () => {
     expect(run.result!.signals).toMatchObject([{ iteration: 1, name, source: 'stdout' }]);
     expect(iterationsCalled(run)).toEqual([1]);
     expect(run.leftovers).toEqual([]);
-    expect(run.durationMs).toBeLessThan(10_000);
   });
 
   it('blocked with evidence (an observation): exit 2 and BLOCKED.md in the run directory', async ({ expect }) => {
@@ -268,11 +268,11 @@ describe.concurrent('decision table (docs/signals.md#decisions)', () => {
   });
 
   it('max_iterations defaults to 20', async ({ expect }) => {
-    const run = await runExec({ args: ['--max-stalls', '0'], scenario: { iterations: [nothing] }, timeoutMs: 50_000 });
+    const run = await runExec({ args: ['--max-stalls', '0'], scenario: { iterations: [nothing] } });
     expect(run.code, describeRun(run)).toBe(3);
     expect(run.result).toMatchObject({ outcome: 'exhausted', iterations: 20 });
     expect(run.calls).toHaveLength(20);
-  }, 60_000);
+  });
 
   it('max_iterations from the front matter; the flag overrides it', async ({ expect }) => {
     const plan = planText({ frontMatter: ['max_iterations: 1'] });

@@ -72,7 +72,6 @@ describe.concurrent('the signal grace', () => {
     expect(run.code, describeRun(run)).toBe(0);
     expect(run.result).toMatchObject({ outcome: 'complete', iterations: 2, bailouts: 1 });
     expect(run.leftovers).toEqual([]);
-    expect(run.durationMs).toBeLessThan(10_000);
   });
 
   it('signals written during the grace still count', async ({ expect }) => {

@@ -1,7 +1,7 @@
 // The first hour in a real repository (docs/first-hour.md), through the built CLI: run state never
 // reaches an agent's commit, a plan runs once at a time, and --resume remembers how a run started.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, RUN_FILES } from '../../src/contract.js';
@@ -47,10 +47,12 @@ describe('git hygiene', () => {
 describe('one run per plan at a time', () => {
   it('a second `ralph exec` of a running plan exits 64 naming the run that holds it; the first is untouched', async () => {
     const ws = workspace();
-    const cmd = ws.agent({ iterations: [[{ say: 'working' }, { sleep: 2_500 }, { summary: true }, { say: '###PLAN_COMPLETE###' }]] });
+    // The first run's agent works until the second start has been refused.
+    const cmd = ws.agent({ iterations: [[{ say: 'working' }, { waitFile: 'go' }, { summary: true }, { say: '###PLAN_COMPLETE###' }]] });
     const first = startRalph(['exec', ws.plan, '--', ...cmd], { cwd: ws.cwd });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => ws.calls().length === 1, 'the first run to start its agent');
     const second = await ralph(['exec', ws.plan, '--', ...cmd], { cwd: ws.cwd });
+    writeFileSync(join(ws.cwd, 'go'), '');
     const done = await first.done;
     expect(second.code, second.stderr).toBe(EXIT_CODES.usage);
     expect(done.code, done.stderr).toBe(EXIT_CODES.complete);

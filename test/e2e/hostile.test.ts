@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, describeRun, eventsOf, makeTempDir, planText, RALPH_BIN, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 import { ralph, startRalph, waitFor } from './longrun-helpers/index.js';
 
 beforeAll(assertBuilt);
@@ -69,12 +70,10 @@ describe.concurrent('verify commands that leave processes behind', () => {
     const run = await runExec({
       plan: planText({ frontMatter: ['verify:', `  - "setsid sh -c '${sleep}' & echo started"`] }),
       scenario: { iterations: [complete] },
-      timeoutMs: 25_000,
     });
     const left = pidsRunning(sleep);
     killAll(left);
     expect(run.code, describeRun(run)).toBe(0);
-    expect(run.durationMs).toBeLessThan(20_000);
     expect(left).toEqual([]);
   });
 
@@ -122,15 +121,13 @@ describe.concurrent('verify commands that leave processes behind', () => {
       }
     };
     await waitFor(() => statusOf() === 'verifying' && pidsRunning(sleep).length >= 2, 'the verify command to run');
-    const t0 = Date.now();
     running.child.kill('SIGTERM');
-    const ran = await within(15_000, running.done);
+    const ran = await within(PATIENCE_MS, running.done);
     const left = pidsRunning(sleep);
     killAll(left);
     if (!ran) running.child.kill('SIGKILL');
     expect(ran, 'ralph must end after SIGTERM while verifying').toBeDefined();
     expect(ran!.code, ran!.stderr).toBe(130);
-    expect(Date.now() - t0).toBeLessThan(12_000);
     expect(left).toEqual([]);
   });
 });
@@ -157,7 +154,7 @@ describe.concurrent('FIFOs and other non-files where ralph reads a file', () => 
     const dir = makeTempDir();
     execFileSync('mkfifo', [join(dir, 'plan.md')]);
     for (const args of [['exec', 'plan.md', '--', 'true'], ['validate', 'plan.md']]) {
-      const ran = await within(10_000, ralph(args, { cwd: dir }));
+      const ran = await within(PATIENCE_MS, ralph(args, { cwd: dir }));
       expect(ran, `ralph ${args[0]} hung on a FIFO`).toBeDefined();
       expect(ran!.code).toBe(64);
       expect(ran!.stderr).toContain('is not a regular file (it is a FIFO');
@@ -332,7 +329,7 @@ describe.concurrent('FIFOs in the run directory', () => {
       rmSync(join(run.runDir!, name));
       execFileSync('mkfifo', [join(run.runDir!, name)]);
     }
-    const ran = await within(10_000, ralph(['status'], { cwd: run.work }));
+    const ran = await within(PATIENCE_MS, ralph(['status'], { cwd: run.work }));
     expect(ran, 'ralph status hung on a FIFO').toBeDefined();
     expect(ran!.stderr).not.toMatch(/internal error/);
   });
@@ -344,7 +341,7 @@ describe.concurrent('a plan the agent turns into a FIFO', () => {
     writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: ['max_iterations: 2'] }));
     const agent = join(dir, 'agent.sh');
     writeFileSync(agent, 'cat > /dev/null\nif [ ! -p "$RALPH_PLAN" ]; then rm -f "$RALPH_PLAN"; mkfifo "$RALPH_PLAN"; fi\necho working\n');
-    const ran = await within(20_000, ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir }));
+    const ran = await within(PATIENCE_MS, ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir }));
     expect(ran, 'ralph hung on the plan made a FIFO').toBeDefined();
     expect(ran!.code, ran!.stderr).toBe(3);
   });

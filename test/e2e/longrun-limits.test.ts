@@ -28,8 +28,8 @@ describe('the error loop', () => {
     expect(result.outcome).toBe('off_rails');
     expect(result.reason).toMatch(/same tool error 3 times/);
     expect(result.reason).toMatch(/ENOENT/);
-    // Stopped for the loop, not for silence — and the hanging agent is gone.
-    expect(ran.ms).toBeLessThan(6_000);
+    // Stopped for the loop (the reason above), not for silence — and the hanging agent is gone.
+    expect(ws.events().filter((e) => e.type === 'stop').map((e) => e.cause)).not.toContain('silence');
     expect(alive(ws.pids()[0]!.pid)).toBe(false);
   });
 
@@ -48,7 +48,7 @@ describe('the error loop', () => {
 describe('--iteration-timeout', () => {
   it('stops an iteration that runs too long; it counts as an iteration without a decision', async () => {
     const ws = workspace();
-    const cmd = ws.agent({ iterations: [[{ heartbeat: { every: 100, for: 60_000 } }]] });
+    const cmd = ws.agent({ iterations: [[{ heartbeat: { every: 100, for: 600_000 } }]] });
     const ran = await exec(ws, ['--iteration-timeout', '1s', '--max-iterations', '3'], cmd);
 
     // Three timed-out iterations are not three failures of the executor: the run is exhausted.
@@ -59,7 +59,8 @@ describe('--iteration-timeout', () => {
     expect(result.iterations).toBe(3);
     const ends = ws.events().filter((e) => e.type === 'iteration-end');
     expect(ends.map((e) => e.decision)).toEqual(['none', 'none', 'none']);
-    for (const e of ends) expect(e.durationMs as number).toBeLessThan(5_000);
+    // Each was stopped by its timeout (the agent would go on for ten minutes).
+    expect(ws.events().filter((e) => e.type === 'stop').map((e) => e.cause)).toEqual(['iteration_timeout', 'iteration_timeout', 'iteration_timeout']);
     // "none" continues in the same context.
     expect(ws.calls().map((c) => c.fresh)).toEqual(['1', '0', '0']);
     expect(ws.pids().every((p) => !alive(p.pid))).toBe(true);
@@ -81,7 +82,6 @@ describe('--max-runtime', () => {
     expect(result.outcome).toBe('exhausted');
     expect(result.reason).toMatch(/^max_runtime reached/);
     expect(result.iterations).toBe(1);
-    expect(ran.ms).toBeLessThan(3_500);
     expect(alive(ws.pids()[0]!.pid)).toBe(false);
   });
 

@@ -22,8 +22,6 @@ describe('a silent agent', () => {
     expect(result.exitCode).toBe(EXIT_CODES.off_rails);
     expect(result.iterations).toBe(1);
     expect(result.reason).toMatch(/no output/);
-    // TERM was enough: ralph did not wait out the 5 s KILL grace.
-    expect(ran.ms).toBeLessThan(3_000 + 5_000);
     const [agent] = ws.pids();
     expect(agent!.child).not.toBeNull();
     expect(alive(agent!.pid)).toBe(false);

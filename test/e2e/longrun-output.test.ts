@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/contract.js';
 import { BIN, cleanEnv, CONTROL_CHARS, ralph, Workspace, trackWorkspaces } from './longrun-helpers/index.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const workspace = trackWorkspaces();
 
@@ -104,7 +105,7 @@ function onTty(ws: Workspace, args: string[], env: Record<string, string | undef
     env: cleanEnv({ TERM: 'xterm-256color', COLUMNS: '200', ...env }),
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 20_000,
+    timeout: PATIENCE_MS,
   });
 }
 

@@ -6,6 +6,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, makeTempDir, planText, RALPH_BIN, removeTempDirs, ROOT } from './helpers/exec-harness.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
@@ -22,7 +23,7 @@ describe.concurrent('a usage limit with a reset time, then completion', () => {
     const ran = await new Promise<{ status: number | null; stderr: string }>((done) => {
       const child = execFile(process.execPath, [RALPH_BIN, 'exec', 'plan.md', '--stream-format', format, '--quiet', '--', process.execPath, AGENT, mode, '2'], {
         cwd: dir,
-        timeout: 60_000,
+        timeout: PATIENCE_MS,
         env: { ...process.env, NO_COLOR: '1' },
       }, (_error, _stdout, stderr) => done({ status: child.exitCode, stderr }));
     });

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { assertBuilt, makeTempDir, planText, RALPH_BIN, removeTempDirs, SCRIPTED_AGENT } from './helpers/exec-harness.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
@@ -19,7 +20,7 @@ function run(dir: string, steps: unknown[]): Promise<{ code: number | null; stde
     const child = execFile(
       process.execPath,
       [RALPH_BIN, 'exec', 'plan.md', '--quiet', '--run-dir', join(dir, 'runs', 'nightly'), '--', process.execPath, SCRIPTED_AGENT, join(dir, 'scenario.json')],
-      { cwd: work, timeout: 30_000 },
+      { cwd: work, timeout: PATIENCE_MS },
       (_error, _stdout, stderr) => done({ code: child.exitCode, stderr }),
     );
   });

@@ -31,9 +31,8 @@ describe('terminateProcessGroup', () => {
   it('stops a group that heeds TERM without waiting for the grace', async () => {
     const { pid, members } = await startGroup('true');
     expect(processGroupAlive(pid)).toBe(true);
-    const started = Date.now();
-    await terminateProcessGroup(pid, 10_000);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // A grace far past the test's timeout: waiting it out would fail the test.
+    await terminateProcessGroup(pid, 3_600_000);
     expect(processGroupAlive(pid)).toBe(false);
     expect(members.some(isRunning)).toBe(false);
   });
@@ -48,12 +47,11 @@ describe('terminateProcessGroup', () => {
   });
 
   it('returns at once for a group that does not exist, and never signals pid 0, 1 or below', async () => {
-    const started = Date.now();
-    await terminateProcessGroup(2 ** 22 + 12345, 5_000); // above Linux's pid_max
-    await terminateProcessGroup(0, 5_000);
-    await terminateProcessGroup(1, 5_000);
-    await terminateProcessGroup(-1, 5_000);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Graces far past the test's timeout: waiting one out would fail the test.
+    await terminateProcessGroup(2 ** 22 + 12345, 3_600_000); // above Linux's pid_max
+    await terminateProcessGroup(0, 3_600_000);
+    await terminateProcessGroup(1, 3_600_000);
+    await terminateProcessGroup(-1, 3_600_000);
     expect(processGroupAlive(2 ** 22 + 12345)).toBe(false);
   });
 });

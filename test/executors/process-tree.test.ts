@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, expect, it } from 'vitest';
 import { findProcesses, stopProcesses } from '../../src/executors/process-tree.js';
 import { isRunning } from '../helpers/processes.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const started: number[] = [];
 afterEach(() => {
@@ -17,7 +18,7 @@ afterEach(() => {
   }
 });
 
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
+async function until(check: () => boolean, ms = PATIENCE_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out');

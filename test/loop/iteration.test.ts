@@ -16,13 +16,17 @@ const dir = mkdtempSync(join(tmpdir(), 'ralph-iteration-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An executor that yields `script(options)`; it waits for the abort when the script says 'wait'. */
-function scripted(script: (run: ExecutorRunOptions) => (ExecutorEvent | 'wait')[]): Executor & { aborted: boolean } {
+function scripted(script: (run: ExecutorRunOptions) => (ExecutorEvent | 'wait')[]): Executor & { aborted: boolean; waiting: Promise<void> } {
+  let reachedWait = () => {};
   const ex = {
     name: 'scripted',
     aborted: false,
+    /** Settles when the script reaches its first 'wait': the test moves time on then, not after a guessed delay. */
+    waiting: new Promise<void>((resolve) => (reachedWait = resolve)),
     async *run(run: ExecutorRunOptions): AsyncGenerator<ExecutorEvent> {
       for (const step of script(run)) {
         if (step === 'wait') {
+          reachedWait();
           if (!run.signal.aborted) await new Promise<void>((resolve) => run.signal.addEventListener('abort', () => resolve(), { once: true }));
           ex.aborted = true;
           continue;
@@ -90,7 +94,7 @@ describe('runIteration', () => {
       { type: 'exit', code: 0 },
     ]);
     const pending = iterate(ex, { clock, iterationTimeoutMs: 1_000 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await ex.waiting;
     clock.advance(1_000);
     const { result, events } = await pending;
     expect(result.stop?.cause).toBe('iteration_timeout');

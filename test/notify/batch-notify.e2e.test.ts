@@ -71,5 +71,5 @@ describe('ralph batch with notifications and hooks', () => {
 
     expect(readFileSync(join(dir, 'after-plan.txt'), 'utf8').trim().split('\n').sort()).toEqual(['a complete', 'd blocked']);
     expect(JSON.parse(readFileSync(join(dir, 'after-batch.json'), 'utf8'))).toMatchObject({ version: 1, hook: 'after_batch', line: '[1/2 plans complete]', complete: 1, total: 2, exitCode: 2 });
-  }, 60_000);
+  });
 });

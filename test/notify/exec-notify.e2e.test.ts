@@ -60,8 +60,8 @@ describe('notifications from ralph exec', () => {
     expect(run.code).toBe(0);
     const exitedAt = Date.now();
     const endedAt = Date.parse(run.result!.endedAt);
-    // Measured from the moment the result was written (the run's end) to the process's exit.
-    expect(exitedAt - endedAt).toBeLessThan(NOTIFY.flushMs + 2_500);
+    // The receiver never answers: without the flush bound the process would never exit (the
+    // test's timeout). It waited the bound, measured from the moment the result was written.
     expect(exitedAt - endedAt).toBeGreaterThanOrEqual(NOTIFY.flushMs - 500);
     expect(r.received.length).toBe(2);
     const warnings = run.result!.warnings as string[];
@@ -72,7 +72,7 @@ describe('notifications from ralph exec', () => {
     expect(everything).not.toContain('flag-secret-path');
     expect(run.events.filter((e) => e.type === 'warning' && /not delivered/.test(e.message))).toHaveLength(2);
     expect(run.leftovers).toEqual([]);
-  }, 30_000);
+  });
 
   it("the agent's environment never receives the config's secrets", async () => {
     const r = await receiver(recorder);
@@ -158,13 +158,12 @@ describe('hooks through the CLI', () => {
     const run = await runExec({
       scenario: { iterations: [complete] },
       files: {
-        'slow.sh': '#!/bin/sh\nsh -c "sleep 30; echo late" &\nsleep 30\n',
+        'slow.sh': '#!/bin/sh\nsh -c "sleep 3600; echo late" &\nsleep 3600\n',
         'ralph.config.yaml': 'hooks:\n  before_iteration:\n    - run: sh "$PWD/slow.sh"\n      timeout: 500ms\n',
       },
     });
     expect(run.code).toBe(0);
     expect(run.result!.warnings).toEqual(['before_iteration hook was stopped after 500ms (its timeout)']);
-    expect(run.durationMs).toBeLessThan(15_000);
     expect(run.leftovers).toEqual([]);
   });
 

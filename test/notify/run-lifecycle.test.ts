@@ -95,11 +95,9 @@ describe('hooks', () => {
   it('a failing hook is a warning (secrets redacted), a slow one is stopped at its timeout', async () => {
     const { dir, facts, bus, warnings } = setup();
     const fails = script(dir, 'fails.sh', 'echo "bad token tok-SECRET-1" >&2; exit 5');
-    const slow = script(dir, 'slow.sh', 'sleep 30');
+    const slow = script(dir, 'slow.sh', 'sleep 3600');
     const life = createRunLifecycle({ hooks: { before_iteration: [{ run: fails }, { run: slow, timeoutMs: 300 }] }, targets: [], redact: makeRedactor(['tok-SECRET-1']) })(facts, bus);
-    const started = Date.now();
     await life.beforeIteration(1);
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(warnings[0]).toBe('before_iteration hook #1 exited 5: bad token [secret]');
     expect(warnings[1]).toMatch(/^before_iteration hook #2 was stopped after 300ms \(its timeout\); stopped 3 processes: sh \(pid \d+\), slow\.sh \(pid \d+\), sleep \(pid \d+\)$/);
     expect(warnings).toHaveLength(2);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import { isRunning } from '../helpers/processes.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin', 'ralph.js');
@@ -100,7 +101,7 @@ export async function startWorker(ws: Workspace, url: string, name: string, flag
   const command = flags.command === false ? [] : ['--', ...(flags.command ?? [process.execPath, ws.agent])];
   const args = ['worker', '--queue', url, '--workdir', workdir, '--concurrency', String(flags.concurrency ?? 1), '--lock-duration', '3s', '--stalled-interval', '1s', ...command];
   const proc = flags.wrap ? spawnWrapped(flags.wrap([process.execPath, BIN, ...args], workdir), ws.dir, flags.env) : ralph(args, ws.dir, flags.env);
-  await until(() => proc.stderr.includes(' at a time, workdir ') || proc.child.exitCode !== null, 20_000);
+  await until(() => proc.stderr.includes(' at a time, workdir ') || proc.child.exitCode !== null, PATIENCE_MS);
   return Object.assign(proc, { workdir });
 }
 
@@ -113,7 +114,7 @@ function spawnWrapped(argv: string[], cwd: string, env: NodeJS.ProcessEnv = {}):
   return proc;
 }
 
-export async function until(check: () => boolean, ms = 30_000, what = 'condition'): Promise<void> {
+export async function until(check: () => boolean, ms = PATIENCE_MS, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);

@@ -25,6 +25,7 @@ import {
   workspace,
   type Workspace,
 } from './helpers.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = redisAvailable('the queued-batch tests');
 
@@ -46,7 +47,7 @@ afterEach(async () => {
   // Agents orphaned by a killed worker are the test's to stop; none of ours may outlive it.
   for (const w of workspaces.splice(0)) {
     for (const pid of processesMentioning(w.dir)) killQuietly(pid);
-    await until(() => processesMentioning(w.dir).length === 0, 10_000, `no process of ${w.dir} left`);
+    await until(() => processesMentioning(w.dir).length === 0, PATIENCE_MS, `no process of ${w.dir} left`);
   }
   const pid = redis?.pid;
   await redis?.dispose();
@@ -62,7 +63,7 @@ function batchIdOf(out: string): string {
   return JSON.parse(readFileSync(join(out, 'batch.json'), 'utf8')).batchId as string;
 }
 
-describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { timeout: 90_000 }, () => {
+describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => {
   it('runs mixed outcomes across two workers: retries, stubs, branches pushed, the same files as a local batch', async () => {
     const w = ws({ a: 'complete 800', b: 'fail-once', c: 'fail', d: 'block', e: 'crash', f: 'edit notes.txt' });
     const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
@@ -113,7 +114,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     await startWorker(w, redis!.url, 'w3');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
-    await until(() => workerRuns(victim.workdir).length > 0, 30_000, 'the victim started a plan');
+    await until(() => workerRuns(victim.workdir).length > 0, PATIENCE_MS, 'the victim started a plan');
     const [killedRun] = workerRuns(victim.workdir);
     const killedPlan = killedRun!.split('/').at(-1)!;
     victim.child.kill('SIGKILL');
@@ -233,7 +234,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     await startWorker(w, redis!.url, 'w2');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
-    await until(() => existsSync(out) && results(out).length >= 1, 30_000, 'a first result');
+    await until(() => existsSync(out) && results(out).length >= 1, PATIENCE_MS, 'a first result');
     await redis!.restart();
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
@@ -248,13 +249,13 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
     const out = join(w.dir, 'out');
     const first = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
-    await until(() => existsSync(out) && results(out).length >= 1, 30_000, 'a first result');
+    await until(() => existsSync(out) && results(out).length >= 1, PATIENCE_MS, 'a first result');
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     expect(existsSync(join(out, 'index.md'))).toBe(false);
     // The workers carry on without it.
     const done = () => [w1, w2].flatMap((x) => workerRuns(x.workdir)).filter((d) => existsSync(join(d, 'result.json'))).length;
-    await until(() => done() === 6, 30_000, 'the workers finished every plan');
+    await until(() => done() === 6, PATIENCE_MS, 'the workers finished every plan');
     const second = ralph(['batch', '--resume', out], w.repo);
     expect(await second.exited).toBe(0);
     expect(second.stderr).not.toMatch(/internal error|warning/i);
@@ -288,7 +289,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w1 = await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
-    await until(() => workerRuns(w1.workdir).length === 1, 30_000, 'w1 started d1');
+    await until(() => workerRuns(w1.workdir).length === 1, PATIENCE_MS, 'w1 started d1');
     // `ralph status --queue` shows which worker runs what, from the jobs' progress (the first
     // iteration may not have reported yet).
     const status = ralph(['status', '--queue', redis!.url], w.dir);
@@ -298,21 +299,19 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(await w1.exited).toBe(0);
     expect(w1.stderr).toContain('draining');
     // The coordinator writes the result when it next looks at the queue.
-    await until(() => existsSync(join(out, 'd1.md')), 10_000, 'd1.md written');
+    await until(() => existsSync(join(out, 'd1.md')), PATIENCE_MS, 'd1.md written');
     expect(read(out, 'd1.md')).toContain('- Outcome: complete');
     expect(read(out, 'd1.md')).toContain(w1.workdir);
     expect(workerRuns(w1.workdir)).toHaveLength(1);
 
     const w2 = await startWorker(w, redis!.url, 'w2');
-    await until(() => workerRuns(w2.workdir).length === 1, 30_000, 'w2 started d2');
-    const handedAt = Date.now();
+    await until(() => workerRuns(w2.workdir).length === 1, PATIENCE_MS, 'w2 started d2');
     w2.child.kill('SIGTERM');
-    await until(() => w2.stderr.includes('draining'), 10_000, 'w2 draining');
+    await until(() => w2.stderr.includes('draining'), PATIENCE_MS, 'w2 draining');
     w2.child.kill('SIGTERM');
     expect(await w2.exited).toBe(130);
     expect(w2.stderr).toContain('handed back to the queue');
     expect(existsSync(join(out, 'd2.md'))).toBe(false);
-    expect(Date.now() - handedAt).toBeLessThan(10_000);
     // Nothing of the handed-back attempt is kept: its plan starts afresh elsewhere, so its branch
     // is not pushed (a later attempt's work could not be pushed on top of it).
     expect(branches(w)).toEqual([`ralph/${batchIdOf(out)}/d1`]);
@@ -335,7 +334,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     const w1 = await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
     const first = ralph(['batch', join('plans', 'h1.md'), join('plans', 'q2.md'), join('plans', 'q3.md'), '--queue', redis!.url, '--out', out], w.repo);
-    await until(() => workerRuns(w1.workdir).some((d) => existsSync(join(d, 'agent.pid'))), 30_000, 'the hanging agent started');
+    await until(() => workerRuns(w1.workdir).some((d) => existsSync(join(d, 'agent.pid'))), PATIENCE_MS, 'the hanging agent started');
     const agentPid = Number(readFileSync(join(workerRuns(w1.workdir)[0]!, 'agent.pid'), 'utf8'));
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(130);
@@ -343,7 +342,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     expect(results(out)).toEqual(['h1.md']);
     expect(read(out, 'index.md').split('\n')[0]).toBe('[0/3 plans complete]');
     expect(read(out, 'index.md')).toMatch(/\| q2 \| not run \|/);
-    await until(() => !isRunning(agentPid), 10_000, 'the agent stopped');
+    await until(() => !isRunning(agentPid), PATIENCE_MS, 'the agent stopped');
     // The cancelled jobs are gone: the worker took nothing else.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(workerRuns(w1.workdir)).toHaveLength(1);
@@ -351,7 +350,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', { time
     // h1 hangs again on its re-run and keeps w1 busy: a second worker runs q2 and q3.
     await startWorker(w, redis!.url, 'w2');
     const second = ralph(['batch', '--resume', out], w.repo);
-    await until(() => existsSync(join(out, 'q2.md')) && existsSync(join(out, 'q3.md')), 30_000, 'q2 and q3 finished');
+    await until(() => existsSync(join(out, 'q2.md')) && existsSync(join(out, 'q3.md')), PATIENCE_MS, 'q2 and q3 finished');
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(130);
     expect(read(out, 'index.md').split('\n')[0]).toBe('[2/3 plans complete]');
@@ -383,10 +382,8 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     const w = ws({ u1: 'complete' });
     const { freePort } = await import('../helpers/redis-server.js');
     const port = await freePort();
-    const started = Date.now();
     const r = ralph(['batch', 'plans', '--queue', `redis://:secret@127.0.0.1:${port}/2`, '--out', join(w.dir, 'out')], w.repo);
     expect(await r.exited).toBe(64);
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^ralph: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/2: .*ECONNREFUSED`));
     expect(r.stderr).not.toContain('secret');
     expect(existsSync(join(w.dir, 'out'))).toBe(false);

@@ -13,10 +13,8 @@ describe('editDistance', () => {
   it('stops at the limit, and a long token against a short name costs no table', () => {
     expect(editDistance('kitten', 'sitting', 2)).toBe(2);
     const hostile = 'X'.repeat(1_000_000);
-    const started = performance.now();
+    // 1000 full tables would be 7e9 cells, far past the test's timeout: the limit must cut each one short.
     for (let i = 0; i < 1000; i++) expect(editDistance(hostile, 'BAILOUT', 3)).toBe(3);
-    // 1000 full tables would be 7e9 cells: the limit must cut each one short.
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 

@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { PATIENCE_MS } from '../../helpers/patience.js';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const RALPH_BIN = join(ROOT, 'bin/ralph.js');
@@ -202,13 +203,13 @@ export async function runExec(setup: ExecSetup = {}): Promise<ExecRun> {
 
   const started = Date.now();
   const callsPath = `${scenarioPath}.calls.jsonl`;
-  let ran = await spawnRalph(argv, work, env, root, setup.timeoutMs ?? 25_000);
+  let ran = await spawnRalph(argv, work, env, root, setup.timeoutMs ?? PATIENCE_MS);
   // Others rebuild dist/ in this shared tree while tests run: a CLI that could not even load its
   // modules ran nothing, so it is tried again. A real packaging bug fails every attempt.
   const ranNothing = () => !existsSync(join(work, setup.runsUnder ?? '.', '.ralph')) && !existsSync(callsPath);
   for (let attempt = 1; attempt < 3 && loadFailed(ran) && ranNothing(); attempt++) {
     await new Promise((r) => setTimeout(r, 1_000));
-    ran = await spawnRalph(argv, work, env, root, setup.timeoutMs ?? 25_000);
+    ran = await spawnRalph(argv, work, env, root, setup.timeoutMs ?? PATIENCE_MS);
   }
   const durationMs = Date.now() - started;
 

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN } from './workspace.js';
 export { isRunning as alive } from '../../helpers/processes.js';
 import { isRunning as alive } from '../../helpers/processes.js';
+import { PATIENCE_MS } from '../../helpers/patience.js';
 
 export interface Ran {
   code: number | null;
@@ -64,7 +65,7 @@ export function ralph(args: string[], o: RalphOptions): Promise<Ran> {
 }
 
 
-export async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+export async function waitFor(check: () => boolean, what: string, ms = PATIENCE_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);

@@ -9,6 +9,7 @@ import { CONTINUE_AFTER_MAX_TOKENS } from '../../../src/executors/anthropic/note
 import type { ExecutorEvent } from '../../../src/executors/types.js';
 import { FakeMessagesServer, reply } from './fake-messages-server.js';
 import { FAKE_KEY, alive, collect, makePrompt, ofType, scratchDir, textOf } from './helpers.js';
+import { PATIENCE_MS } from '../../helpers/patience.js';
 
 // These tests follow the shell's processes by the pids it prints ($$, $!), which are host pids only
 // outside a PID namespace; the namespaced shell is tested in test/e2e/anthropic-key.test.ts.
@@ -91,8 +92,8 @@ describe('streaming text', () => {
         controller.abort();
       }
     }
+    // The server never finishes the response: only the abort ends the loop above.
     expect(abortedAt).toBeGreaterThan(0);
-    expect(performance.now() - abortedAt).toBeLessThan(1_000);
     expect(events.at(-1)).toEqual({ type: 'exit', code: null, signal: 'aborted' });
     expect(ofType(events, 'usage')).toHaveLength(0);
     await expect.poll(() => server.hangingResponses).toBe(0);
@@ -103,16 +104,16 @@ describe('streaming text', () => {
     const controller = new AbortController();
     const run = collect(executor, { cwd: scratch.dir, signal: controller.signal });
     const childPidFile = join(scratch.dir, 'child.pid');
-    await expect.poll(() => readFile(childPidFile, 'utf8').catch(() => ''), { timeout: 5_000 }).toMatch(/^\d+\n$/);
+    await expect.poll(() => readFile(childPidFile, 'utf8').catch(() => ''), { timeout: PATIENCE_MS }).toMatch(/^\d+\n$/);
     const shellPid = Number(await readFile(join(scratch.dir, 'shell.pid'), 'utf8'));
     const childPid = Number(await readFile(childPidFile, 'utf8'));
     expect(alive(childPid)).toBe(true);
     controller.abort();
     const events = await run;
     expect(events.at(-1)).toEqual({ type: 'exit', code: null, signal: 'aborted' });
-    await expect.poll(() => alive(shellPid), { timeout: 2_000 }).toBe(false);
-    await expect.poll(() => alive(childPid), { timeout: 2_000 }).toBe(false);
-    await expect.poll(() => alive(-shellPid), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => alive(shellPid), { timeout: PATIENCE_MS }).toBe(false);
+    await expect.poll(() => alive(childPid), { timeout: PATIENCE_MS }).toBe(false);
+    await expect.poll(() => alive(-shellPid), { timeout: PATIENCE_MS }).toBe(false);
   });
 });
 
@@ -322,9 +323,8 @@ describe('failures', () => {
 
   it('hands a long retry-after to the loop at once instead of sleeping inside the request', async () => {
     server.enqueue(reply.error(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '86400' }));
-    const started = Date.now();
+    // Sleeping the day inside the request would fail the test by its timeout.
     const events = await collect(executor, { cwd: scratch.dir });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(server.requests).toHaveLength(1);
     expect(ofType(events, 'limit')).toEqual([
       expect.objectContaining({ type: 'limit', kind: 'rate', retryAfterMs: 86_400_000 }),

@@ -7,6 +7,7 @@ import { createAnthropicExecutor, type AnthropicExecutor } from '../../../src/ex
 import type { ExecutorEvent } from '../../../src/executors/types.js';
 import { FakeMessagesServer, reply } from './fake-messages-server.js';
 import { FAKE_KEY, alive, collect, ofType, scratchDir, textOf } from './helpers.js';
+import { PATIENCE_MS } from '../../helpers/patience.js';
 
 // These tests follow the shell's processes by the pids it prints ($$, $!), which are host pids only
 // outside a PID namespace; the namespaced shell is tested in test/e2e/anthropic-key.test.ts.
@@ -102,8 +103,8 @@ describe('bash tool', () => {
     expect(ofType(events, 'tool')[0]!.error).toMatch(/timed out/);
     const shellPid = Number(await readFile(join(scratch.dir, 'shell.pid'), 'utf8'));
     const childPid = Number(await readFile(join(scratch.dir, 'child.pid'), 'utf8'));
-    await expect.poll(() => alive(shellPid), { timeout: 2_000 }).toBe(false);
-    await expect.poll(() => alive(childPid), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => alive(shellPid), { timeout: PATIENCE_MS }).toBe(false);
+    await expect.poll(() => alive(childPid), { timeout: PATIENCE_MS }).toBe(false);
   });
 
   it('does not hand the API key to the shell, by name or under another name', async () => {
@@ -144,7 +145,7 @@ describe('bash tool', () => {
     expect(alive(first)).toBe(false);
     expect(alive(third)).toBe(true);
     await executor.close();
-    await expect.poll(() => alive(third), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => alive(third), { timeout: PATIENCE_MS }).toBe(false);
   });
 
   it('gives the shell the RALPH_* environment of the current iteration', async () => {

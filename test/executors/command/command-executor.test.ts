@@ -187,16 +187,15 @@ describe('command executor: stopping', () => {
 
   it('stops a program that heeds TERM without waiting for the grace', async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const events: ExecutorEvent[] = [];
-    for await (const e of executor([node, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], { killGraceMs: 10_000 }).run(
+    // A grace far past the test's timeout: waiting it out would fail the test.
+    for await (const e of executor([node, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], { killGraceMs: 3_600_000 }).run(
       runOptions({ signal: controller.signal }),
     )) {
       events.push(e);
       if (e.type === 'text') controller.abort();
     }
     expect(lastOf(events)).toEqual({ type: 'exit', code: null, signal: 'SIGTERM' });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('claude-json: SIGINT first, so the agent reports its cost before it goes', async () => {

@@ -14,6 +14,7 @@ import { buildReport, renderHtml } from '../../../src/findings/report/index.js';
 import { BASIC, MALICIOUS, writeManyRuns } from './helpers.js';
 import { isRunning as alive } from '../../helpers/processes.js';
 import { findProgram, systemDepAvailable } from '../../helpers/system-deps.js';
+import { PATIENCE_MS } from '../../helpers/patience.js';
 
 // An inert switch that lets the test find the browser's processes to check they all ended.
 const MARKER = `--ralph-report-test=${randomUUID()}`;
@@ -24,7 +25,7 @@ const HINT = 'Install a browser (Debian: apt-get install chromium) or point RALP
 async function startProblem(): Promise<string | undefined> {
   if (CHROMIUM === undefined) return process.env.RALPH_CHROMIUM ? `RALPH_CHROMIUM=${process.env.RALPH_CHROMIUM} is not an executable file` : 'no chromium on PATH and RALPH_CHROMIUM not set';
   try {
-    const probe = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 20_000 });
+    const probe = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: PATIENCE_MS });
     await probe.close();
     return undefined;
   } catch (error) {
@@ -61,7 +62,7 @@ afterAll(async () => {
   if (!BROWSER_RUNS) return;
   const pids = browserPids();
   await browser?.close();
-  await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 10_000, interval: 100 });
+  await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: PATIENCE_MS, interval: 100 });
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

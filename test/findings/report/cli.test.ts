@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASIC, MALICIOUS, REPO } from './helpers.js';
+import { PATIENCE_MS } from '../../helpers/patience.js';
 
 const BIN = join(REPO, 'bin', 'ralph.js');
 
 function ralph(args: string[], cwd = REPO) {
   // spawnSync returns only once the process has exited: nothing is left running.
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: PATIENCE_MS });
   expect(r.error).toBeUndefined();
   expect(r.signal).toBeNull();
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -63,7 +64,7 @@ describe('ralph report (built CLI)', () => {
       const path = join(tmp, `redirected.${format}`);
       const fd = openSync(path, 'w');
       try {
-        const r = spawnSync(process.execPath, [BIN, 'report', '--runs', MALICIOUS, '--format', format], { cwd: REPO, stdio: ['ignore', fd, 'pipe'], timeout: 20_000 });
+        const r = spawnSync(process.execPath, [BIN, 'report', '--runs', MALICIOUS, '--format', format], { cwd: REPO, stdio: ['ignore', fd, 'pipe'], timeout: PATIENCE_MS });
         expect(r.status).toBe(0);
       } finally {
         closeSync(fd);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BashSession, shellQuote } from '../../../../src/executors/anthropic/tools/bash-session.js';
 import { alive, scratchDir } from '../helpers.js';
+import { PATIENCE_MS } from '../../../helpers/patience.js';
 
 // These tests follow the shell's processes by the pids it prints ($$, $!), which are host pids only
 // outside a PID namespace; the namespaced shell is tested in test/e2e/anthropic-key.test.ts.
@@ -66,8 +67,8 @@ describe('bash session', () => {
     const pgid = s.pid!;
     expect(alive(child)).toBe(true);
     await s.stop();
-    await expect.poll(() => alive(child), { timeout: 2_000 }).toBe(false);
-    await expect.poll(() => alive(-pgid), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => alive(child), { timeout: PATIENCE_MS }).toBe(false);
+    await expect.poll(() => alive(-pgid), { timeout: PATIENCE_MS }).toBe(false);
   });
 });
 
@@ -86,10 +87,10 @@ describe('when ralph exits without closing the session', () => {
       console.log(r.stdout.trim());
       process.exit(0);
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: PATIENCE_MS });
     expect(child.status).toBe(0);
     const pid = Number(child.stdout.trim());
     expect(pid).toBeGreaterThan(0);
-    await expect.poll(() => alive(pid), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => alive(pid), { timeout: PATIENCE_MS }).toBe(false);
   });
 });
