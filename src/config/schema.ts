@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HOOK_NAMES, LIMITS, NOTIFY_EVENTS, OUTCOMES, type Range } from '../contract.js';
 import { STREAM_FORMATS } from '../plan/types.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
+import { readSandboxValue, SANDBOX_KEYS } from '../sandbox/settings.js';
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -110,6 +111,16 @@ export const hooksSchema = z.strictObject(
   Object.fromEntries(HOOK_NAMES.map((h) => [h, hookList.optional()])) as Record<(typeof HOOK_NAMES)[number], z.ZodOptional<typeof hookList>>,
 );
 
+// `sandbox: on|off|auto`, or a mapping (docs/sandbox.md); read by the same function as a plan's.
+const sandboxSchema = z.unknown().transform((value, ctx) => {
+  const read = readSandboxValue(value, 'sandbox');
+  if ('problem' in read) {
+    ctx.addIssue({ code: 'custom', message: read.problem.replace(/^sandbox(\.\w+)?: /, '') });
+    return z.NEVER;
+  }
+  return read.layer;
+});
+
 export const configSchema = z.strictObject({
   /** The agent used when neither flags nor the plan choose an executor. */
   agent: nonEmpty.optional(),
@@ -117,6 +128,7 @@ export const configSchema = z.strictObject({
   defaults: defaultsSchema.optional(),
   notify: z.array(notifySchema).optional(),
   hooks: hooksSchema.optional(),
+  sandbox: sandboxSchema.optional(),
 });
 
 export type ConfigFileData = z.output<typeof configSchema>;
@@ -130,5 +142,6 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
   hooks: HOOK_NAMES,
   'hooks.*': ['run', 'timeout'],
   'hooks.*.*': ['run', 'timeout'],
+  sandbox: SANDBOX_KEYS,
   'notify.*': ['webhook', 'slack', 'ntfy', 'command', 'secret', 'headers', 'events', 'outcomes', 'timeout'],
 };

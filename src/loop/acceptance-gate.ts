@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { checkSummary, MAX_SUMMARY_BYTES } from '../plan/index.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import { runVerifyCommand } from './verify-commands.js';
+import type { CommandSandbox } from '../sandbox/types.js';
 
 export interface GateInput {
   planId: string;
@@ -22,6 +23,8 @@ export interface GateInput {
   verifyTimeoutMs?: number;
   /** Environment for verify commands (RALPH_RUN_ID). */
   env?: Record<string, string>;
+  /** The agent's sandbox, which verify commands run in (docs/sandbox.md). */
+  sandbox?: CommandSandbox;
 }
 
 export type GateResult = { complete: true; reason: string } | { complete: false; reason: string };
@@ -81,6 +84,7 @@ export async function acceptanceGate(input: GateInput): Promise<GateResult> {
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.verifyTimeoutMs !== undefined ? { timeoutMs: input.verifyTimeoutMs } : {}),
       ...(input.env ? { env: input.env } : {}),
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
     // A command that timed out fails, whatever it would have exited with.
     if (outcome.exitCode !== 0 || outcome.timedOut || outcome.aborted) {
