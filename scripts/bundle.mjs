@@ -2,6 +2,7 @@
 // one chunk per lazily loaded command. Node loads ~90 small ES modules and their packages' module
 // trees one by one, which cost every `ralph` call ~100 ms before any work began.
 // fast-xml-parser stays outside: it is loaded with require() only when an observation needs it.
+// @anthropic-ai/sandbox-runtime stays outside: it finds its helpers beside its own files.
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -36,5 +37,8 @@ await build({
   platform: 'node',
   logLevel: 'warn',
   plugins: [lazyChildProcess],
+  // The sandbox library finds its own helpers (apply-seccomp, the JVM proxy agent) beside its
+  // modules in node_modules: bundled, it would look for them in dist/bundle/.
+  external: [/^@anthropic-ai\/sandbox-runtime/],
   output: { dir: out, format: 'esm', minify: true, entryFileNames: 'main.js', chunkFileNames: '[name].js' },
 });

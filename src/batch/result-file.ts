@@ -97,6 +97,9 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} iteration ${e.iteration}: log cut at --max-log, ${e.droppedBytes} of ${e.totalBytes} bytes dropped`;
     case 'processes-stopped':
       return `- ${t} iteration ${e.iteration}: stopped ${e.processes.length} process(es) the agent left running`;
+    case 'sandbox_denied':
+      return `- ${t} iteration ${e.iteration}: sandbox refused a ${e.what} (${markdownLine(e.target, 120)}) by the ${e.by === 'verify' ? 'verify commands' : 'agent'}${e.count > 1 ? `, ${e.count} times` : ''}`;
+    case 'sandbox':
     case 'run-start':
     case 'output':
     case 'malformed':

@@ -8,6 +8,7 @@ import type { ExecOptions, ExecutorName, StreamFormat } from '../loop/types.js';
 import { findProjectRoot } from '../runs/project-root.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
 
 // Commander argument parsers, shared with `ralph batch`. Every number has a useful range
 // (src/contract.ts LIMITS, docs/hostile.md "Numbers").
@@ -64,7 +65,8 @@ export function addExecOptions(command: Command): Command {
     .option('--max-retries <n>', 'anthropic: API retries for 429/529/5xx (default: 2)', wholeNumber('--max-retries', LIMITS.maxRetries))
     .addOption(new Option('--stream-format <format>', 'how the agent writes its output (default: chosen from the command, else text)').choices([...STREAM_FORMATS]))
     .option('--notify <target>', 'also notify this target: a webhook URL, slack:URL, ntfy:URL or command:"shell command" (repeatable)', collect, [] as string[])
-    .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`);
+    .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`)
+    .addOption(new Option('--sandbox <mode>', "run the agent and the verify commands in a sandbox: on, off, or auto (on where it can start; default: the plan's sandbox:, else the config's, else auto)").choices([...SANDBOX_MODES]));
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -97,6 +99,7 @@ export interface RawExecFlags {
   /** --notify: targets (kept out of ExecOptions, which a batch stores: they may hold secrets). */
   notify?: string[];
   config?: string;
+  sandbox?: string;
 }
 
 /** Commander's parsed flags (plus what came after `--`) as ExecOptions, without the plan path. */
@@ -124,5 +127,6 @@ export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd:
   if (flags.contextBudget !== undefined) o.contextBudget = flags.contextBudget;
   if (flags.maxRetries !== undefined) o.maxRetries = flags.maxRetries;
   if (flags.resume !== undefined) o.resume = flags.resume;
+  if (flags.sandbox !== undefined) o.sandbox = flags.sandbox as SandboxMode;
   return o;
 }

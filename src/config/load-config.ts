@@ -124,6 +124,7 @@ export function parseProjectConfig(text: string, file: string, env: NodeJS.Proce
   for (const key of Object.keys(data.defaults ?? {})) at(`defaults.${key}`, ['defaults', key]);
   (data.notify ?? []).forEach((_, i) => at(`notify.${i}`, ['notify', i]));
   for (const hook of Object.keys(data.hooks ?? {})) at(`hooks.${hook}`, ['hooks', hook]);
+  if (data.sandbox !== undefined) at('sandbox', ['sandbox']);
 
   // What came from the environment into notify: and hooks: is a secret (docs/config.md).
   const secretUses = expanded.used.filter((u) => u.path[0] === 'notify' || u.path[0] === 'hooks');
@@ -198,6 +199,7 @@ function buildConfig(data: ConfigFileData): Omit<ProjectConfig, 'file' | 'where'
     land: landOf(data.land),
   };
   if (data.agent !== undefined) config.agent = data.agent;
+  if (data.sandbox !== undefined) config.sandbox = data.sandbox;
   return config;
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HOOK_NAMES, LIMITS, NOTIFY_EVENTS, OUTCOMES, type Range } from '../contract.js';
 import { STREAM_FORMATS } from '../plan/types.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
+import { readSandboxValue, SANDBOX_KEYS } from '../sandbox/settings.js';
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -142,6 +143,16 @@ export const landSchema = z.strictObject({
   check_timeout: durationMs.optional(),
 });
 
+// `sandbox: on|off|auto`, or a mapping (docs/sandbox.md); read by the same function as a plan's.
+const sandboxSchema = z.unknown().transform((value, ctx) => {
+  const read = readSandboxValue(value, 'sandbox');
+  if ('problem' in read) {
+    ctx.addIssue({ code: 'custom', message: read.problem.replace(/^sandbox(\.\w+)?: /, '') });
+    return z.NEVER;
+  }
+  return read.layer;
+});
+
 export const configSchema = z.strictObject({
   /** The agent used when neither flags nor the plan choose an executor. */
   agent: nonEmpty.optional(),
@@ -151,6 +162,7 @@ export const configSchema = z.strictObject({
   hooks: hooksSchema.optional(),
   deliver: deliverSchema.optional(),
   land: landSchema.optional(),
+  sandbox: sandboxSchema.optional(),
 });
 
 export type ConfigFileData = z.output<typeof configSchema>;
@@ -166,5 +178,6 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
   'hooks.*.*': ['run', 'timeout'],
   deliver: Object.keys(deliverSchema.shape),
   land: Object.keys(landSchema.shape),
+  sandbox: SANDBOX_KEYS,
   'notify.*': ['webhook', 'slack', 'ntfy', 'command', 'secret', 'headers', 'events', 'outcomes', 'timeout'],
 };

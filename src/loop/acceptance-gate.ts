@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { checkSummary, MAX_SUMMARY_BYTES } from '../plan/index.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import { runVerifyCommand } from './verify-commands.js';
+import type { CommandSandbox } from '../sandbox/types.js';
 
 export interface GateInput {
   planId: string;
@@ -22,6 +23,8 @@ export interface GateInput {
   verifyTimeoutMs?: number;
   /** Environment for verify commands (RALPH_RUN_ID). */
   env?: Record<string, string>;
+  /** The agent's sandbox, which verify commands run in (docs/sandbox.md). */
+  sandbox?: CommandSandbox;
 }
 
 /** One verify command as the gate ran it: what a pull request's body shows (docs/deliver.md). */
@@ -90,6 +93,7 @@ export async function acceptanceGate(input: GateInput): Promise<GateResult> {
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.verifyTimeoutMs !== undefined ? { timeoutMs: input.verifyTimeoutMs } : {}),
       ...(input.env ? { env: input.env } : {}),
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
     ran.push({ command, exitCode: outcome.exitCode, timedOut: outcome.timedOut, durationMs: outcome.durationMs });
     // A command that timed out fails, whatever it would have exited with.

@@ -7,6 +7,7 @@ import type { Decision } from '../signals/index.js';
 import type { StopCause } from './iteration.js';
 import type { RunResult } from './types.js';
 import type { VerifyRecord } from './acceptance-gate.js';
+import type { RefusalKind } from '../sandbox/index.js';
 
 export type RunEvent =
   | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; maxIterations: number; startedAt: string; head: string | null; config?: string | null }
@@ -43,5 +44,12 @@ export type RunEvent =
   | { type: 'limit'; iteration: number; kind: LimitKind; message: string; resetsAt?: string }
   /** The run waits for a limit to reset; `until` is ISO time. The iteration is then run again. */
   | { type: 'wait_start'; iteration: number; kind: LimitKind; until: string; reason: string; basis: 'reset' | 'retry-after' | 'backoff' | 'shared' }
+  /** Whether the agent and verify commands run sandboxed, and why (docs/sandbox.md). */
+  | { type: 'sandbox'; mode: 'on' | 'off'; why: string; writable?: string[]; hosts?: string[] }
+  /**
+   * The sandbox refused a write, a read or a connection. Sent the first time for each path or
+   * host, and again when an iteration ends with the count if it came again.
+   */
+  | { type: 'sandbox_denied'; iteration: number; what: RefusalKind; target: string; count: number; by: 'agent' | 'verify' }
   /** The wait is over: `end` says why (done: the reset time came). */
   | { type: 'wait_end'; iteration: number; kind: LimitKind; until: string; reason: string; waitedMs: number; end: 'done' | 'aborted' | 'stop-requested' };

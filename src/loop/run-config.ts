@@ -6,6 +6,7 @@ import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { credential } from '../util/credentials.js';
 import type { Plan } from '../plan/index.js';
+import { sandboxSettings, type SandboxLayer, type SandboxSettings } from '../sandbox/settings.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from './types.js';
 
 export interface RunConfig {
@@ -36,6 +37,8 @@ export interface RunConfig {
   promptsDir?: string;
   /** --agent: which named agent the command came from. */
   agent?: ResolvedAgent;
+  /** Whether and how the agent and verify commands are sandboxed (docs/sandbox.md). */
+  sandbox: SandboxSettings;
   /** Where the stream format came from, for the run's `agent` event. */
   formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default';
 }
@@ -66,6 +69,8 @@ export interface ConfigLayer {
   /** The agent that runs when neither the flags nor the plan choose an executor or command. */
   agent?: string;
   exec: ExecDefaults;
+  /** `sandbox:` (docs/sandbox.md). */
+  sandbox?: SandboxLayer;
 }
 
 const NO_CONFIG: ConfigLayer = { agents: {}, exec: {} };
@@ -138,6 +143,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     contextBudget: options.contextBudget ?? fc.contextBudget ?? DEFAULTS.contextBudget,
     signalGraceMs: options.signalGraceMs ?? fc.signalGraceMs ?? DEFAULTS.signalGraceMs,
     maxLogBytes: options.maxLogBytes ?? DEFAULTS.maxLogBytes,
+    sandbox: sandboxSettings(options.sandbox, fm.sandbox, project.sandbox),
   };
   if (executor === 'command') config.command = command;
   if (agent !== undefined) config.agent = agent;

@@ -45,6 +45,7 @@ import { runIteration, type IterationResult } from './iteration.js';
 import type { RunExtras, RunLifecycle } from './lifecycle.js';
 import { SETUP_FAILURES, SetupFailures } from './setup-failures.js';
 import { resolveConfig, type RunConfig } from './run-config.js';
+import { decideSandbox, openRunSandbox, type RunSandbox, type SandboxDecision } from '../sandbox/index.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
 import type { ExecOptions, RunResult } from './types.js';
 
@@ -85,6 +86,8 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
   const plan = await loadPlan(resolve(options.planPath));
   const config = resolveConfig(options, plan, env, hooks.project);
   if (config.executor === 'command') assertCanStart(config.command, config.cwd, env);
+  // `--sandbox on` where it cannot start is refused here, before the run exists (exit 64).
+  const sandboxChoice = decideSandbox(config.sandbox);
   const templates = loadTemplates(config.promptsDir);
   const opened = options.resume !== undefined ? await openForResume(options, plan, cwd) : openNew(options, plan, config, cwd, clock);
   const { paths, state } = opened;
@@ -101,12 +104,32 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
   const lock = acquirePlanLock({ cwd, planPath: plan.path, planId: plan.id, runId: state.runId, runDir: paths.dir });
   try {
     keepOutOfGit(paths.dir, cwd);
-    const executor = await createExecutor(config, env);
-    const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note });
-    return await run.execute();
+    const sandbox = sandboxChoice.on ? await openSandboxOf(config, plan, env, state, bus) : undefined;
+    try {
+      const executor = await createExecutor(config, env, sandbox?.forAgent());
+      const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note, sandbox: { choice: sandboxChoice, run: sandbox } });
+      return await run.execute();
+    } finally {
+      await sandbox?.close();
+    }
   } finally {
     lock.release();
   }
+}
+
+/** The run's sandbox; each refusal becomes a `sandbox_denied` event of the iteration it came in. */
+function openSandboxOf(config: RunConfig, plan: Plan, env: NodeJS.ProcessEnv, state: RunState, bus: RunBus): Promise<RunSandbox> {
+  const facts = {
+    settings: config.sandbox,
+    tree: config.cwd,
+    planPath: plan.path,
+    summaryPath: config.summaryPath,
+    executor: config.executor,
+    ...(config.command ? { command: config.command } : {}),
+    ...(config.agent ? { agentName: config.agent.name } : {}),
+    env,
+  };
+  return openRunSandbox(facts, (r) => bus.emitEvent({ type: 'sandbox_denied', iteration: state.iteration, ...r }), state.sandbox?.refusals);
 }
 
 function limitsOf(config: RunConfig): RunState['limits'] {
@@ -200,6 +223,7 @@ interface PlanRunInit {
   hooks: RunHooks;
   mode: 'new' | 'resume';
   resumeNote: string | undefined;
+  sandbox: { choice: SandboxDecision; run: RunSandbox | undefined };
 }
 
 class PlanRun {
@@ -372,6 +396,7 @@ class PlanRun {
       // The expanded command and how it is read, so users can copy and adapt it (docs/agents.md).
       this.emit({ type: 'agent', name: config.agent?.name ?? null, command: config.command, streamFormat: config.streamFormat, formatChosen: config.formatChosen });
     }
+    this.announceSandbox();
     this.status('starting');
 
     if (config.maxCostUsd !== undefined && config.executor === 'command' && config.streamFormat === 'text') {
@@ -560,11 +585,34 @@ class PlanRun {
       const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
       if (ending) return ending;
       if (hookStop !== undefined) return { outcome: 'exhausted', reason: hookStop };
+      this.sandboxFeedback();
       if (this.pendingFeedback.length > 0) {
         state.feedback = [state.feedback, ...this.pendingFeedback].filter(Boolean).join('\n\n');
         this.pendingFeedback = [];
       }
     }
+  }
+
+  /** Whether the agent runs sandboxed, said once at the start (a warning when auto could not). */
+  private announceSandbox(): void {
+    const { choice, run } = this.init.sandbox;
+    if (!choice.on) {
+      if (choice.warning !== undefined) this.warn(choice.warning);
+      this.emit({ type: 'sandbox', mode: 'off', why: choice.why });
+      return;
+    }
+    if (this.config.executor === 'anthropic') this.warn("the sandbox does not cover the anthropic executor's tools yet: its bash and editor run unsandboxed (docs/sandbox.md)");
+    this.emit({ type: 'sandbox', mode: 'on', why: choice.why, writable: run!.policy.write, hosts: run!.policy.hosts });
+  }
+
+  /** Refusals of the iteration: their counts reported, kept for --resume, named in the next prompt. */
+  private sandboxFeedback(): void {
+    const run = this.init.sandbox.run;
+    if (run === undefined) return;
+    run.flush();
+    this.state.sandbox = { mode: 'on', ...run.summary() };
+    const line = run.takeFeedback();
+    if (line !== undefined) this.pendingFeedback.push(line);
   }
 
   private stopRequested(): string | undefined {
@@ -738,6 +786,7 @@ class PlanRun {
           ...(config.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: config.verifyTimeoutMs } : {}),
           env: { [RALPH_ENV.runId]: state.runId },
           signal: this.runAbort.signal,
+          ...(this.init.sandbox.run ? { sandbox: this.init.sandbox.run.forVerify() } : {}),
         });
         this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason, ...(gate.verify ? { verify: gate.verify } : {}) });
         if (gate.complete) return { outcome: 'complete', reason: `${decision.name} accepted: ${gate.reason}` };
@@ -913,6 +962,9 @@ class PlanRun {
 
   private buildResult(ending: Ending, endedAt?: string): RunResult {
     const s = this.state;
+    const sandbox = this.init.sandbox.run;
+    // Counts that grew in the last iteration are reported before the run ends.
+    sandbox?.flush();
     return {
       run: s.runId,
       plan: s.plan,
@@ -930,6 +982,7 @@ class PlanRun {
       endedAt: endedAt ?? new Date(this.clock.now()).toISOString(),
       warnings: [...s.warnings],
       runDir: this.paths.dir,
+      sandbox: sandbox ? { mode: 'on', ...sandbox.summary() } : { mode: 'off', denied: 0, refusals: [] },
     };
   }
 

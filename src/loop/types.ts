@@ -3,6 +3,7 @@
 import type { Outcome } from '../contract.js';
 import type { TokenUsage } from '../executors/types.js';
 import type { STREAM_FORMATS } from '../plan/types.js';
+import type { RefusalCount, SandboxMode } from '../sandbox/index.js';
 
 export type ExecutorName = 'anthropic' | 'command';
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
@@ -37,6 +38,8 @@ export interface ExecOptions {
   promptsDir?: string;
   contextBudget?: number;
   maxRetries?: number;
+  /** --sandbox: on, off or auto (docs/sandbox.md). */
+  sandbox?: SandboxMode;
   /** --resume: a run id, or 'latest'. */
   resume?: string;
   /** How long a failed/blocked/bailout signal leaves the executor running before it is stopped. */
@@ -78,4 +81,13 @@ export interface RunResult {
   warnings: string[];
   /** Where the run's files are (not in the contract; handy for batch and report). */
   runDir?: string;
+  /** Whether the agent ran sandboxed, and what the sandbox refused (docs/sandbox.md). */
+  sandbox?: SandboxResult;
+}
+
+export interface SandboxResult {
+  mode: 'on' | 'off';
+  /** How many refusals in all (a write, a read, a connection each). */
+  denied: number;
+  refusals: RefusalCount[];
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../contract.js';
 import { stopProcesses, type FindOptions } from '../executors/process-tree.js';
 import { OutputTail } from '../util/output-tail.js';
+import type { CommandSandbox, SandboxedSpawn } from '../sandbox/types.js';
 
 export interface VerifyOutcome {
   command: string;
@@ -29,6 +30,8 @@ export interface VerifyOptions {
   /** After the shell exits, how long its output may stay open before what holds it is stopped. */
   drainMs?: number;
   killGraceMs?: number;
+  /** The agent's sandbox: verify commands run the agent's code, so they run in it too (docs/sandbox.md). */
+  sandbox?: CommandSandbox;
 }
 
 const TAIL_BYTES = 4_000;
@@ -36,14 +39,27 @@ const DEFAULT_DRAIN_MS = 1_000;
 /** Marks every process a verify command starts, whatever it does to its process group. */
 const VERIFY_MARKER = 'RALPH_VERIFY_ID';
 
-export function runVerifyCommand(command: string, cwd: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
-  const { timeoutMs = DEFAULTS.verifyTimeoutMs, signal, drainMs = DEFAULT_DRAIN_MS, killGraceMs = DEFAULTS.killGraceMs } = options;
+export async function runVerifyCommand(command: string, cwd: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
   const started = Date.now();
+  let wrapped: SandboxedSpawn | undefined;
+  if (options.sandbox !== undefined) {
+    try {
+      wrapped = await options.sandbox.wrapShell(command);
+    } catch (error) {
+      const tail = `[ralph: cannot start the command in the sandbox: ${(error as Error).message}]`;
+      return { command, exitCode: null, timedOut: false, aborted: false, tail, durationMs: Date.now() - started, leftBehind: 0 };
+    }
+  }
+  return spawnVerify(command, cwd, options, started, wrapped);
+}
+
+function spawnVerify(command: string, cwd: string, options: VerifyOptions, started: number, wrapped: SandboxedSpawn | undefined): Promise<VerifyOutcome> {
+  const { timeoutMs = DEFAULTS.verifyTimeoutMs, signal, drainMs = DEFAULT_DRAIN_MS, killGraceMs = DEFAULTS.killGraceMs } = options;
   const marker = { name: VERIFY_MARKER, value: randomBytes(8).toString('hex') };
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', command], {
+    const child = spawn(wrapped?.program ?? 'sh', wrapped?.args ?? ['-c', command], {
       cwd,
-      env: { ...process.env, ...options.env, [marker.name]: marker.value },
+      env: { ...process.env, ...options.env, ...wrapped?.env, [marker.name]: marker.value },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -51,6 +67,10 @@ export function runVerifyCommand(command: string, cwd: string, options: VerifyOp
     const tail = new OutputTail(TAIL_BYTES);
     child.stdout.on('data', tail.push);
     child.stderr.on('data', tail.push);
+    if (options.sandbox !== undefined) {
+      child.stdout.on('data', options.sandbox.noticeOutput);
+      child.stderr.on('data', options.sandbox.noticeOutput);
+    }
     let timedOut = false;
     let aborted = false;
     let exitCode: number | null = null;

@@ -6,6 +6,7 @@ import { LIMITS, type Range } from '../contract.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { planIdProblem } from './plan-id.js';
+import { readSandboxValue } from '../sandbox/settings.js';
 import { EXECUTOR_NAMES, STREAM_FORMATS, type PlanConfig } from './types.js';
 
 export interface ConfigIssue {
@@ -123,6 +124,11 @@ const blockers: Check = (v, key) => {
   return reject.ok ? ok({ reject: reject.value }) : reject;
 };
 
+const sandbox: Check = (v, key) => {
+  const read = readSandboxValue(v, key);
+  return 'problem' in read ? fail(read.problem) : ok(read.layer);
+};
+
 const KEYS: Record<string, { field: keyof PlanConfig; check: Check }> = {
   id: { field: 'id', check: id },
   executor: { field: 'executor', check: oneOf(EXECUTOR_NAMES) },
@@ -141,6 +147,7 @@ const KEYS: Record<string, { field: keyof PlanConfig; check: Check }> = {
   require_summary: { field: 'requireSummary', check: boolean },
   verify: { field: 'verify', check: verify },
   blockers: { field: 'blockers', check: blockers },
+  sandbox: { field: 'sandbox', check: sandbox },
 };
 
 export const KNOWN_KEYS = Object.keys(KEYS);

@@ -1,5 +1,6 @@
 // The shapes the rest of ralph reads a plan through (docs/plans.md#front-matter). Front-matter keys are
 // snake_case in the file and camelCase here.
+import type { SandboxLayer } from '../sandbox/settings.js';
 
 import { EXECUTOR_NAMES, STREAM_FORMATS } from '../contract.js';
 
@@ -40,6 +41,8 @@ export interface PlanConfig {
   requireSummary: boolean;
   verify: string[];
   blockers: { reject: string[] };
+  /** `sandbox:` on, off, auto, or a mapping that loosens the policy for this plan (docs/sandbox.md). */
+  sandbox?: SandboxLayer;
 }
 
 export interface Plan {

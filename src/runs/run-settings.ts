@@ -31,6 +31,7 @@ const KEYS = [
   'maxLogBytes',
   'promptsDir',
   'summary',
+  'sandbox',
 ] as const satisfies readonly (keyof ExecOptions)[];
 
 export type RunSettings = Pick<ExecOptions, (typeof KEYS)[number]>;

@@ -1,5 +1,6 @@
 // state.json: everything --resume needs to carry a run on (counters, snapshots, the executor's
 // process group). STATUS.json stays the small public shape of docs/files.md#statusjson.
+import type { SandboxResult } from '../loop/types.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import type { LimitKind, TokenUsage } from '../executors/types.js';
 import type { SignalRecord, StopRecord } from '../loop/types.js';
@@ -27,6 +28,8 @@ export interface RunState {
   signals: SignalRecord[];
   /** ralph's stops of the agent (absent in state files older than the field). */
   stops?: StopRecord[];
+  /** What the sandbox refused so far (docs/sandbox.md); counted on after --resume. */
+  sandbox?: SandboxResult;
   warnings: string[];
   prUrl: string | null;
   /** HEAD when the run started (null outside a git repository), as docs/loop.md#before-the-first-iteration asks. */

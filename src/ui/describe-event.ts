@@ -30,6 +30,15 @@ export function configNote(file: string | null | undefined): string {
   return file === undefined ? '' : file === null ? '; no config file' : `; config ${stripControlLine(file)}`;
 }
 
+const REFUSED = { write: 'a write to', read: 'a read of', network: 'a connection to' } as const;
+
+/** One line per refused path or host: the first time, then with its count when it came again. */
+function sandboxDenied(e: Extract<RunEvent, { type: 'sandbox_denied' }>): string {
+  const by = e.by === 'verify' ? 'a verify command' : 'the agent';
+  const times = e.count > 1 ? ` (${e.count} times)` : '';
+  return `warning: sandbox refused ${REFUSED[e.what]} ${stripControl(e.target).slice(0, 200)} by ${by}${times}`;
+}
+
 /** One or more lines (joined by \n) for an event worth showing; undefined for the others. */
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
@@ -87,6 +96,10 @@ export function describeEvent(e: RunEvent): string | undefined {
       return waitLine(e.kind, new Date(e.until), new Date());
     case 'wait_end':
       return e.end === 'done' ? `the wait is over after ${formatDuration(e.waitedMs)}: running iteration ${e.iteration} again` : undefined;
+    case 'sandbox':
+      return e.mode === 'on' ? `sandbox on (${stripControl(e.why)}): writes go to ${(e.writable ?? []).map(stripControl).join(', ')}; hosts: ${(e.hosts ?? []).map(stripControl).join(', ') || 'none'}` : undefined;
+    case 'sandbox_denied':
+      return sandboxDenied(e);
     case 'output':
     case 'usage':
       return undefined;

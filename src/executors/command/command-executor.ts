@@ -18,6 +18,7 @@ import { stopProcesses } from '../process-tree.js';
 import { argsForRun, budgetArgs, canResume, isResumeRefusal } from './resume-args.js';
 import { PlainLimits } from './plain-limits.js';
 import { StderrTail } from './stderr-tail.js';
+import type { CommandSandbox, SandboxedSpawn } from '../../sandbox/types.js';
 
 export interface CommandExecutorOptions {
   /** Program and arguments, run without a shell. */
@@ -25,6 +26,8 @@ export interface CommandExecutorOptions {
   streamFormat?: StreamFormat;
   /** TERM → KILL delay when the program is stopped. */
   killGraceMs?: number;
+  /** Runs the program inside ralph's sandbox (docs/sandbox.md). */
+  sandbox?: CommandSandbox;
 }
 
 /** Internal knobs; the defaults suit real agents, tests turn them down. */
@@ -118,13 +121,24 @@ async function* runProgram(
     return;
   }
 
+  // Sandboxed: the same program, started by the sandbox's own wrapper.
+  let wrapped: SandboxedSpawn | undefined;
+  if (options.sandbox !== undefined) {
+    try {
+      wrapped = await options.sandbox.wrapArgv([program, ...args]);
+    } catch (error) {
+      yield { type: 'exit', code: null, fatal: true, error: `cannot start "${program}" in the sandbox: ${(error as Error).message}; see docs/sandbox.md, or run with --sandbox off` };
+      return;
+    }
+  }
+
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(program, args, {
+    child = spawn(wrapped?.program ?? program, wrapped?.args ?? args, {
       cwd: run.cwd,
       // The user's agent CLI gets the credentials ralph holds (src/util/credentials.ts), but not
       // what the config file marks as secret (hideEnv).
-      env: agentEnvironment(run, heldCredentials()),
+      env: { ...agentEnvironment(run, heldCredentials()), ...wrapped?.env },
       detached: true,
       stdio: 'pipe',
     });
@@ -222,11 +236,14 @@ async function* runProgram(
 
   // Text: chunks as they come (Buffers; the parser splits lines itself). JSON: stdout decoded,
   // stderr only logged. Every chunk yields at least one event: proof of life for the watchdog.
+  const sandbox = options.sandbox;
   child.stdout.on('data', (chunk: Buffer) => {
+    sandbox?.noticeOutput(chunk);
     if (echo !== undefined) emitText('stdout', echo.stdout.push(chunk));
     else for (const event of json!.push(chunk)) emit(event);
   });
   child.stderr.on('data', (chunk: Buffer) => {
+    sandbox?.noticeOutput(chunk);
     stderrTail.push(chunk);
     if (echo !== undefined) emitText('stderr', echo.stderr.push(chunk));
     else emit({ type: 'log', stream: 'stderr', chunk });
