@@ -15,6 +15,7 @@ import { registerConfig } from './config.js';
 import { registerWorker } from './worker.js';
 import { registerInit } from './init.js';
 import { registerRuns } from './runs.js';
+import { bareFlagsExplicit } from './pr-flag.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -42,7 +43,7 @@ export async function main(
   // What follows `--` is the agent's command line: commander never sees it.
   const dashes = argv.indexOf('--');
   const passThrough = dashes === -1 ? [] : argv.slice(dashes + 1);
-  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const own = bareFlagsExplicit(dashes === -1 ? argv : argv.slice(0, dashes));
   const ctx: CliContext = { ...io, exitCode: 0, debug: own.includes('--debug'), passThrough, env: process.env };
   const program = new Command('ralph')
     .description('Runs AI coding agents through plans until they are really done.')
