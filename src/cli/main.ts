@@ -16,6 +16,7 @@ import { registerWorker } from './worker.js';
 import { registerInit } from './init.js';
 import { registerRuns } from './runs.js';
 import { bareFlagsExplicit } from './pr-flag.js';
+import { registerLand } from './land.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -29,6 +30,7 @@ const COMMANDS: RegisterCommand[] = [
   registerBatch,
   registerConfig,
   registerWorker,
+  registerLand,
 ];
 
 export async function main(
