@@ -10,6 +10,8 @@ export type BatchEvent =
   | { type: 'plan-retry'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; movedTo: string }
   | { type: 'plan-end'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; verdict: Verdict; resultFile: string; iterations: number | null; costUsd: number | null }
   | { type: 'warning'; plan?: string; message: string }
+  /** --pr: the plan's branch delivered (docs/deliver.md); `note` says what was done. A failed delivery is a warning instead. */
+  | { type: 'delivered'; plan: string; prUrl: string | null; note: string }
   | { type: 'batch-end'; complete: number; total: number; exitCode: number; interrupted: boolean; index: string };
 
 export type BatchEventType = BatchEvent['type'];

@@ -2,7 +2,7 @@
 export { runBatch, loadRunPlan, type BatchOptions, type BatchDeps } from './run-batch.js';
 export type { BatchEvent, BatchEventType } from './events.js';
 export { toJsonRecord } from './events.js';
-export type { BatchSummary, BatchPlan, PlanRow, RunPlanFn, IsolateMode, SharedExecOptions, Verdict, AttemptOutcome } from './types.js';
+export type { BatchSummary, BatchPlan, PlanRow, RunPlanFn, IsolateMode, SharedExecOptions, Verdict, AttemptOutcome, DeliverFn } from './types.js';
 export { BATCH_FILE, readBatchFile, type BatchFile } from './batch-file.js';
 export { TYPE_CODES, PRIORITY_OF } from './finding-codes.js';
 export { createPlainProgress, createJsonProgress, createTtyProgress, type ProgressRenderer } from './progress.js';

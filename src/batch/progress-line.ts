@@ -26,6 +26,8 @@ export function describe(e: BatchEvent): string | null {
       return `${e.plan}: ${e.outcome} (${oneLine(e.reason, 160)}); retrying as attempt ${e.attempt}`;
     case 'plan-end':
       return `${e.plan}: ${e.outcome}, verdict ${e.verdict}, ${e.iterations ?? '?'} iteration${e.iterations === 1 ? '' : 's'}, ${formatCost(e.costUsd)}${e.outcome === 'complete' ? '' : ` (${oneLine(e.reason, 160)})`}`;
+    case 'delivered':
+      return `${e.plan}: ${oneLine(e.note, 300)}${e.prUrl ? ` ${oneLine(e.prUrl, 300)}` : ''}`;
     case 'warning':
       return `${e.plan ? `${e.plan}: ` : ''}warning: ${oneLine(e.message, 300)}`;
     case 'batch-end':

@@ -68,6 +68,7 @@ export function createTtyProgress(out: NodeJS.WritableStream & LiveStream): Prog
           area.print(describe(e)!);
           break;
         case 'plan-retry':
+        case 'delivered':
         case 'warning':
           area.print(describe(e)!);
           break;

@@ -22,6 +22,7 @@ export const RESULT_KEYS = {
   iterations: 'Iterations',
   cost: 'Cost',
   prUrl: 'PR URL',
+  delivery: 'Delivery',
   branch: 'Branch',
   commit: 'Commit',
   worktree: 'Worktree',
@@ -31,6 +32,8 @@ export const RESULT_KEYS = {
 } as const;
 
 const NONE = 'none';
+/** Starts the Delivery line of a plan whose delivery failed: the index lists it as a warning. */
+const DELIVERY_FAILED = 'failed: ';
 const UNKNOWN = 'unknown';
 
 export interface AttemptHeader {
@@ -129,6 +132,8 @@ export interface ResultFacts {
   iterations: number | null;
   costUsd: number | null;
   prUrl: string | null;
+  /** With --pr: what delivery did, and whether it failed (docs/deliver.md). */
+  delivery?: { note: string; failed: boolean };
   branch: string | null;
   /** What the branch points at when the plan ended (docs/first-hour.md). */
   commit: string | null;
@@ -156,6 +161,7 @@ function resultLines(f: ResultFacts): string[] {
     `- ${k.iterations}: ${f.iterations ?? UNKNOWN}`,
     `- ${k.cost}: ${formatCost(f.costUsd)}`,
     `- ${k.prUrl}: ${prUrlText(f.prUrl)}`,
+    ...(f.delivery ? [`- ${k.delivery}: ${f.delivery.failed ? DELIVERY_FAILED : ''}${markdownLine(f.delivery.note, 1_000)}`] : []),
     `- ${k.branch}: ${f.branch ?? NONE}`,
     `- ${k.commit}: ${f.commit ?? NONE}`,
     `- ${k.worktree}: ${f.worktree ?? NONE}`,
@@ -239,6 +245,8 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
   if (start < 0 || verdict === null) warnings.push(`${resultFile} has no result section or verdict`);
   const k = RESULT_KEYS;
   const outcomeText = values.get(k.outcome);
+  const delivery = values.get(k.delivery);
+  if (delivery?.startsWith(DELIVERY_FAILED)) warnings.push(`delivery ${delivery}`);
   return {
     plan,
     outcome: outcomeText && OUTCOME_WORDS.has(outcomeText) ? (outcomeText as AttemptOutcome) : null,
@@ -248,6 +256,7 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
     costUsd: numberOr(values.get(k.cost)),
     verdict,
     prUrl: orNull(values.get(k.prUrl)),
+    ...(delivery !== undefined ? { delivery } : {}),
     branch: orNull(values.get(k.branch)),
     commit: orNull(values.get(k.commit)),
     worktree: orNull(values.get(k.worktree)),

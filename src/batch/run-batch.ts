@@ -14,7 +14,7 @@ import { nextAttempt, prepareResume } from './resume.js';
 import { WORKTREES_DIR, type Isolation } from './run-attempt.js';
 import { runPlanWithRetry } from './run-plan.js';
 import { SharedLimits } from '../loop/limit-wait.js';
-import type { BatchPlan, BatchSummary, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
+import type { BatchPlan, BatchSummary, DeliverFn, IsolateMode, RunPlanFn, SharedExecOptions } from './types.js';
 import { branchName, gitTopLevel, hasHead } from './worktree.js';
 import type { RunExtras } from '../loop/lifecycle.js';
 import { preflight } from './preflight.js';
@@ -48,6 +48,8 @@ export interface BatchDeps {
   wantOutput?: boolean;
   /** Handed to every plan's run: the config file's agents and defaults, hooks, hidden variables (docs/config.md). */
   extras?: RunExtras;
+  /** --pr: delivers each plan's branch after its last attempt (docs/deliver.md); needs worktree isolation. */
+  deliver?: DeliverFn;
 }
 
 /** The loop's runPlan, loaded when first needed so the batch module does not pull it in for tests. */
@@ -113,6 +115,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
   const runPlan = deps.runPlan ?? (await loadRunPlan());
   const file = resumed ? await resumedBatch(options, now) : await newBatch(options, now);
   const { out } = file;
+  if (deps.deliver && !file.repo) throw new UsageError('--pr needs each plan on its own branch, and this batch runs its plans in one shared folder (--isolate none)');
   await writeBatchFile(out, file);
 
   const notes = new Map<string, string[]>();
@@ -160,6 +163,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
           planTimeoutMs: file.options.planTimeoutMs ?? undefined,
           stragglerGraceMs: deps.stragglerGraceMs ?? STRAGGLER_GRACE_MS,
           isolation: isolationOf(plan),
+          ...(deps.deliver ? { deliver: deps.deliver } : {}),
           ...(deps.extras ? { extras: deps.extras } : {}),
           emit,
           now,

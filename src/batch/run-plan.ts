@@ -10,11 +10,13 @@ import { moveAside, partialPath, resultPath } from './partial-file.js';
 import { renderErrorStub, renderResult, type ResultFacts } from './result-file.js';
 import { runAttempt, type AttemptContext, type AttemptEnd } from './run-attempt.js';
 import { readFreshSummary, summaryPathOf } from './summary-file.js';
-import { RETRYABLE, type Verdict } from './types.js';
+import { RETRYABLE, type DeliverFn, type Verdict } from './types.js';
 
 export type PlanContext = Omit<AttemptContext, 'attempt'> & {
   /** Number of the first attempt (later than 1 when a resumed batch runs a plan again). */
   firstAttempt: number;
+  /** --pr: delivers the plan's branch after its last attempt (docs/deliver.md). */
+  deliver?: DeliverFn;
 };
 
 /**
@@ -53,6 +55,25 @@ function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: s
   };
 }
 
+/** The plan's last attempt delivered (--pr): the pull request's URL and a line in the result file. */
+async function deliverAttempt(ctx: PlanContext, end: AttemptEnd, facts: ResultFacts): Promise<void> {
+  const iso = ctx.isolation;
+  if (!ctx.deliver || !iso) return;
+  const d = await ctx.deliver({
+    planId: ctx.plan.id,
+    planPath: end.planPath,
+    runDir: end.runDir,
+    shownRunDir: relative(ctx.cwd, end.runDir) || '.',
+    outcome: end.outcome,
+    repo: iso.repo,
+    branch: iso.branch,
+    commit: facts.commit,
+  });
+  if (d.prUrl) facts.prUrl = d.prUrl;
+  facts.delivery = { note: d.note, failed: d.failed };
+  ctx.emit(d.failed ? { type: 'warning', plan: ctx.plan.id, message: d.note } : { type: 'delivered', plan: ctx.plan.id, prUrl: d.prUrl, note: d.note });
+}
+
 async function findingsOf(end: AttemptEnd): Promise<IndexedFinding[]> {
   try {
     return indexFindings(await readFindings(end.runDir));
@@ -81,9 +102,11 @@ export async function runPlanWithRetry(ctx: PlanContext): Promise<void> {
     const commit = await commitAttempt(ctx, end, attempt);
     const facts = factsOf(ctx, end, attempt, previous, commit);
     const failed = RETRYABLE.has(end.outcome);
+    const retry = failed && failures === 0 && !ctx.batchSignal.aborted;
+    if (!retry && !ctx.batchSignal.aborted) await deliverAttempt(ctx, end, facts);
     const verdict = await finishPartial(end, facts);
 
-    if (failed && failures === 0 && !ctx.batchSignal.aborted) {
+    if (retry) {
       failures++;
       const movedTo = await moveAside(ctx.out, partialPath(ctx.out, id), `${id}.attempt-${attempt}.md`);
       previous.push(movedTo);

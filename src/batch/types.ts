@@ -13,6 +13,17 @@ export type RunPlanFn = (
 
 export type IsolateMode = 'worktree' | 'none';
 
+/**
+ * Called once a plan's last attempt has ended and its work is committed on its branch: delivers
+ * the branch (a pull request, docs/deliver.md) and says what it did in one line. It never throws;
+ * a failure is `failed: true` and never changes the plan's outcome.
+ */
+export type DeliverFn = (o: { planId: string; planPath: string; runDir: string; shownRunDir: string; outcome: AttemptOutcome; repo: string; branch: string; commit: string | null }) => Promise<{
+  prUrl: string | null;
+  note: string;
+  failed: boolean;
+}>;
+
 /** Executor options shared by every plan of the batch (no planPath/runDir/resume: batch sets those). */
 export type SharedExecOptions = Omit<Partial<ExecOptions>, 'planPath' | 'runDir' | 'resume'>;
 
@@ -50,6 +61,8 @@ export interface PlanRow {
   costUsd: number | null;
   verdict: Verdict | null;
   prUrl: string | null;
+  /** What delivery did (docs/deliver.md): "pull request #3 opened", or why it failed; absent without --pr. */
+  delivery?: string;
   branch: string | null;
   /** The branch's commit when the plan ended: the plan's work committed on it (docs/first-hour.md). */
   commit: string | null;

@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
 import type { RegisterCommand } from './context.js';
+import { prOption, type PrFlag } from './pr-flag.js';
 
 interface BatchFlags extends RawExecFlags {
   concurrency?: number;
@@ -16,6 +17,7 @@ interface BatchFlags extends RawExecFlags {
   json?: boolean;
   queue?: string;
   allowDirty?: boolean;
+  pr?: PrFlag;
 }
 
 /** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
@@ -38,7 +40,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
-    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine (docs/queue.md)');
+    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine (docs/queue.md)')
+    .addOption(prOption());
   addExecOptions(command);
   // Each plan of a batch has its own run directory and summary: these two exec options are refused here.
   for (const option of command.options) if (option.long === '--run-dir' || option.long === '--summary') option.hideHelp();
@@ -83,6 +86,24 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
       env: ctx.env,
       onWarning: (message) => renderer.onEvent({ type: 'warning', message }),
     });
+    // --pr (docs/deliver.md): the forge is checked now, before any plan runs, not at 3 a.m.
+    const prMode = flags.pr ?? project.config.deliver.pr ?? 'off';
+    let deliver: BatchDeps['deliver'];
+    let isolate = flags.isolate ?? defaults.isolate;
+    if (prMode !== 'off') {
+      if (flags.queue !== undefined) throw new UsageError('--pr does not apply to a queued batch yet: open pull requests after it with a local batch, or push the ralph/<batch>/<plan> branches yourself (docs/deliver.md)');
+      if (flags.resume === undefined) {
+        if (isolate === 'none') throw new UsageError('--pr needs each plan on its own branch, and --isolate none shares one folder', 'leave --isolate out (with --pr each plan gets its own worktree)');
+        isolate = 'worktree';
+      }
+      const { gitTopLevel } = await import('../batch/worktree.js');
+      const top = await gitTopLevel(process.cwd());
+      if (!top) throw new UsageError('--pr needs a git repository, and the current folder is not in one');
+      const { deliverPlan, openForge } = await import('../deliver/index.js');
+      const forge = await openForge(top, project.config.deliver, ctx.env);
+      const mode = prMode;
+      deliver = (o) => deliverPlan(forge, mode, o);
+    }
     const deps: BatchDeps = {
       signal: controller.signal,
       onEvent: (e) => {
@@ -91,9 +112,11 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
         listener.onEvent(e);
       },
       wantOutput: flags.json === true,
+      ...(deliver ? { deliver } : {}),
       extras: {
         project: project.config,
-        hideEnv: project.hideEnv,
+        // With --pr, ralph opens the pull requests: the agent gets no GitHub token (docs/deliver.md).
+        hideEnv: deliver ? [...project.hideEnv, 'GITHUB_TOKEN', 'GH_TOKEN'] : project.hideEnv,
         ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env, signal: controller.signal }) } : {}),
       },
     };
@@ -125,7 +148,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           resume: flags.resume,
           out: flags.out ?? defaults.out,
           concurrency: flags.concurrency ?? defaults.concurrency,
-          isolate: flags.isolate ?? defaults.isolate,
+          isolate,
           planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs,
           allowDirty: flags.allowDirty === true,
           exec: sharedExecOptions(flags, passThrough),

@@ -18,6 +18,8 @@ import { registerInit } from './init.js';
 import { registerRuns } from './runs.js';
 import { registerServe } from './serve.js';
 import { registerLogs } from './logs.js';
+import { bareFlagsExplicit } from './pr-flag.js';
+import { registerLand } from './land.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -33,6 +35,7 @@ const COMMANDS: RegisterCommand[] = [
   registerWorker,
   registerServe,
   registerLogs,
+  registerLand,
 ];
 
 export async function main(
@@ -47,7 +50,7 @@ export async function main(
   // What follows `--` is the agent's command line: commander never sees it.
   const dashes = argv.indexOf('--');
   const passThrough = dashes === -1 ? [] : argv.slice(dashes + 1);
-  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const own = bareFlagsExplicit(dashes === -1 ? argv : argv.slice(0, dashes));
   const ctx: CliContext = { ...io, exitCode: 0, debug: own.includes('--debug'), passThrough, env: process.env };
   const program = new Command('ralph')
     .description('Runs AI coding agents through plans until they are really done.')

@@ -113,6 +113,7 @@ export function createBatchListener(settings: BatchListenerSettings): BatchListe
           return;
         }
         case 'plan-retry':
+        case 'delivered':
         case 'warning':
           return;
         default: {

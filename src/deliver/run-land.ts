@@ -1,0 +1,216 @@
+// `ralph land` as a function (docs/deliver.md#landing): for each accepted branch in order, apply
+// it on top of the current target in a scratch worktree, run its plan's verify commands and the
+// land checks on that integrated tree, and only then move the target, in one step. A conflict or
+// a failing check leaves the branch unlanded, with the reason and the check's output, and the
+// queue goes on. Every step is recorded in land.json, so an interrupted landing resumes.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EXIT_CODES } from '../contract.js';
+import { UsageError } from '../errors.js';
+import { runVerifyCommand } from '../loop/verify-commands.js';
+import { keepOutOfGit } from '../runs/git-ignore.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { git, GitError } from '../util/git.js';
+import { applyBranch, removeScratch, scratchWorktree } from './apply-branch.js';
+import { LAND_REPORT_FILE, renderLandReport, reportOf, type LandReport } from './land-report.js';
+import { landQueue, type LandItem } from './land-queue.js';
+import { LAND_STATE_FILE, readLandState, writeLandState, type CheckRecord, type LandItemState, type LandState } from './land-state.js';
+import { checkedOutAt, moveTarget } from './move-target.js';
+import { chooseRemote } from './open-forge.js';
+
+export interface LandOptions {
+  cwd: string;
+  /** A batch folder, or branch names. */
+  args: string[];
+  order?: string[];
+  target?: string;
+  strategy?: 'rebase' | 'merge';
+  /** Commands run on the integrated tree after the plan's verify commands (land.checks, --check). */
+  checks?: string[];
+  checkTimeoutMs?: number;
+  push?: boolean;
+  remote?: string;
+  /** Where land.json and land-report.md go (default: the batch folder, else .ralph/land/<target>). */
+  out?: string;
+}
+
+export interface LandDeps {
+  signal?: AbortSignal;
+  /** One line per step, for people (stderr). */
+  onLine?: (line: string) => void;
+  now?: () => Date;
+}
+
+export interface LandOutcome {
+  report: LandReport;
+  reportPath: string;
+  statePath: string;
+  exitCode: number;
+}
+
+const SCRATCH_DIR = 'land-worktree';
+/** Each check's limit unless land.check_timeout says otherwise: a test suite, not a verify command. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
+
+async function currentBranch(repo: string): Promise<string | null> {
+  try {
+    return await git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  } catch {
+    return null;
+  }
+}
+
+async function head(repo: string, ref: string): Promise<string> {
+  return git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+}
+
+async function isAncestor(repo: string, a: string, b: string): Promise<boolean> {
+  try {
+    await git(repo, ['merge-base', '--is-ancestor', a, b]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sameQueue(state: LandState, items: LandItem[], target: string): boolean {
+  return state.target === target && state.items.length === items.length && state.items.every((s, i) => s.id === items[i]!.id && s.branch === items[i]!.branch);
+}
+
+async function chooseTarget(repo: string, asked: string | undefined): Promise<string> {
+  const target = asked ?? (await currentBranch(repo));
+  if (!target) throw new UsageError(`${repo} is not on a branch (detached HEAD): name the branch to land on`, 'ralph land … --target main (or land.target in ralph.config.yaml)');
+  try {
+    await head(repo, `refs/heads/${target}`);
+  } catch {
+    throw new UsageError(`no branch ${target} to land on in ${repo}`, 'name a local branch with --target');
+  }
+  const at = await checkedOutAt(repo, target);
+  if (at) {
+    const changed = await git(at, ['status', '--porcelain', '--untracked-files=no']);
+    if (changed) throw new UsageError(`${target} is checked out in ${at} with uncommitted changes: landing moves it, and would mix them in`, 'commit or stash them first (git stash)');
+  }
+  return target;
+}
+
+export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<LandOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const say = deps.onLine ?? (() => undefined);
+  const signal = deps.signal ?? new AbortController().signal;
+  const source = await landQueue(o.cwd, o.args, o.order);
+  const repo = source.repo;
+  const target = await chooseTarget(repo, o.target);
+  const strategy = o.strategy ?? 'rebase';
+  const out = o.out ?? source.batchOut ?? join(repo, '.ralph', 'land', target.replace(/[^A-Za-z0-9._-]+/g, '-'));
+  keepOutOfGit(out, o.cwd);
+  await mkdir(out, { recursive: true });
+  const statePath = join(out, LAND_STATE_FILE);
+  const scratch = join(out, SCRATCH_DIR);
+  const checkTimeoutMs = o.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+
+  const previous = await readLandState(statePath);
+  const resumed = previous !== null && previous.status !== 'done' && previous.strategy === strategy && sameQueue(previous, source.items, target);
+  const state: LandState = resumed
+    ? { ...previous, status: 'running', updatedAt: now().toISOString() }
+    : {
+        version: 1,
+        target,
+        strategy,
+        startedFrom: await head(repo, `refs/heads/${target}`),
+        startedAt: now().toISOString(),
+        updatedAt: now().toISOString(),
+        status: 'running',
+        items: source.items.map((i): LandItemState => ({ id: i.id, branch: i.branch, status: 'pending' })),
+      };
+  delete state.pushed;
+  const save = async () => {
+    state.updatedAt = now().toISOString();
+    await writeLandState(statePath, state);
+  };
+  await save();
+  if (resumed) say(`resuming the landing in ${out}: ${state.items.filter((i) => i.status !== 'pending').length} of ${state.items.length} done`);
+
+  let interrupted = false;
+  try {
+    for (let n = 0; n < state.items.length; n++) {
+      const item = state.items[n]!;
+      if (item.status !== 'pending') continue;
+      if (signal.aborted) {
+        interrupted = true;
+        break;
+      }
+      const plan = source.items[n]!;
+      const onto = await head(repo, `refs/heads/${target}`);
+      const branchCommit = await head(repo, `refs/heads/${plan.branch}`);
+      const set = async (s: LandItemState) => {
+        state.items[n] = s;
+        await save();
+      };
+      if (await isAncestor(repo, branchCommit, onto)) {
+        await set({ id: item.id, branch: item.branch, status: 'landed', commit: onto, onto, checks: [], note: 'already on the target' });
+        say(`${item.id}: already on ${target}`);
+        continue;
+      }
+      await scratchWorktree(repo, scratch, onto);
+      const applied = await applyBranch({ repo, scratch, onto, branch: plan.branch, branchCommit, strategy });
+      if (!applied.ok) {
+        await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: applied.reason, checks: [], onto });
+        say(`${item.id}: not landed: ${applied.reason}`);
+        continue;
+      }
+      const checks: CheckRecord[] = [];
+      let failed: string | null = null;
+      const all = [...plan.verify.map((command) => ({ kind: 'verify' as const, command })), ...(o.checks ?? []).map((command) => ({ kind: 'land' as const, command }))];
+      for (const c of all) {
+        say(`${item.id}: ${c.kind} check: ${c.command}`);
+        const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal });
+        if (r.aborted) {
+          interrupted = true;
+          break;
+        }
+        checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
+        if (r.exitCode !== 0 || r.timedOut) {
+          failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
+          break;
+        }
+      }
+      if (interrupted) break;
+      if (failed) {
+        await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto });
+        say(`${item.id}: not landed: ${failed}`);
+        continue;
+      }
+      const moved = await moveTarget(repo, target, onto, applied.commit);
+      if (!moved.ok) {
+        await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto });
+        say(`${item.id}: not landed: ${moved.reason}`);
+        continue;
+      }
+      await set({ id: item.id, branch: item.branch, status: 'landed', commit: applied.commit, onto, checks });
+      say(`${item.id}: landed on ${target} as ${applied.commit.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
+    }
+  } finally {
+    await removeScratch(repo, scratch);
+  }
+
+  if (!interrupted && o.push) {
+    const remote = await chooseRemote(repo, o.remote);
+    if (!remote) state.pushed = { ok: false, note: 'no remote to push to' };
+    else {
+      try {
+        await git(repo, ['push', '--quiet', remote, `refs/heads/${target}:refs/heads/${target}`], { timeoutMs: 120_000 });
+        state.pushed = { ok: true, note: `${target} pushed to ${remote}` };
+      } catch (error) {
+        state.pushed = { ok: false, note: `git push ${remote} ${target} failed: ${error instanceof GitError ? error.message : String(error)}` };
+      }
+    }
+    say(state.pushed.note);
+  }
+  state.status = interrupted ? 'interrupted' : 'done';
+  await save();
+  const report = reportOf(state, await head(repo, `refs/heads/${target}`), source.skipped, interrupted);
+  const reportPath = join(out, LAND_REPORT_FILE);
+  await writeFileAtomic(reportPath, renderLandReport(report));
+  const exitCode = interrupted ? EXIT_CODES.interrupted : report.unlanded.length > 0 || state.pushed?.ok === false ? 1 : 0;
+  return { report, reportPath, statePath, exitCode };
+}
