@@ -6,6 +6,9 @@ export default defineConfig({
     // The real agent CLIs' suite installs them from npm: `npm run test:agents` runs it, not `npm test`.
     exclude: ['**/node_modules/**', 'test/agents-conformance/**'],
     testTimeout: 30_000,
+    // The other suites test other things: their agents write where they like. The sandbox's own
+    // tests (test/sandbox/) ask for it with --sandbox on (docs/sandbox.md).
+    env: { RALPH_SANDBOX: 'off' },
     hookTimeout: 30_000,
     // End-to-end tests spawn the built CLI and agent processes; two cores are all we have.
     maxWorkers: 2,
