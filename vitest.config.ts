@@ -7,6 +7,9 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/agents-conformance/**'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    // The other suites test other things: their agents write where they like. The sandbox's own
+    // tests (test/sandbox/) ask for it with --sandbox on (docs/sandbox.md).
+    env: { RALPH_SANDBOX: 'off' },
     // End-to-end tests spawn the built CLI and agent processes; two cores are all we have.
     maxWorkers: 2,
     // In CI a JSON report as well, from which .ci/run prints its closing "N passed, N failed".

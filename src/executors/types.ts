@@ -158,5 +158,7 @@ export interface Executor {
 export function agentEnvironment(run: Pick<ExecutorRunOptions, 'env' | 'hideEnv'>, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra, ...run.env };
   for (const name of run.hideEnv ?? []) delete env[name];
+  // ralph's own setting (docs/sandbox.md), not the agent's.
+  delete env.RALPH_SANDBOX;
   return env;
 }

@@ -6,7 +6,7 @@ import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { credential } from '../util/credentials.js';
 import type { Plan } from '../plan/index.js';
-import { sandboxSettings, type SandboxLayer, type SandboxSettings } from '../sandbox/settings.js';
+import { sandboxFromEnv, sandboxSettings, type SandboxLayer, type SandboxSettings } from '../sandbox/settings.js';
 import type { ExecOptions, ExecutorName, StreamFormat } from './types.js';
 
 export interface RunConfig {
@@ -143,7 +143,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     contextBudget: options.contextBudget ?? fc.contextBudget ?? DEFAULTS.contextBudget,
     signalGraceMs: options.signalGraceMs ?? fc.signalGraceMs ?? DEFAULTS.signalGraceMs,
     maxLogBytes: options.maxLogBytes ?? DEFAULTS.maxLogBytes,
-    sandbox: sandboxSettings(options.sandbox, fm.sandbox, project.sandbox),
+    sandbox: sandboxSettings(options.sandbox, fm.sandbox, project.sandbox, sandboxFromEnv(env)),
   };
   if (executor === 'command') config.command = command;
   if (agent !== undefined) config.agent = agent;

@@ -6,5 +6,5 @@ export { decideSandbox, homeOf, needsOf, openRunSandbox, policyOf, type SandboxD
 export { buildPolicy, expandPath, SECRET_PATHS, type SandboxPolicy } from './policy.js';
 export { feedbackFor, shortPath, type RefusalCount, type RefusalKind } from './refusals.js';
 export { RunSandbox, type DeniedReport, type RefusalBy } from './run-sandbox.js';
-export { describeMode, readSandboxValue, SANDBOX_KEYS, SANDBOX_MODES, sandboxSettings, type SandboxLayer, type SandboxMode, type SandboxSettings } from './settings.js';
+export { describeMode, readSandboxValue, SANDBOX_KEYS, SANDBOX_MODES, sandboxFromEnv, sandboxSettings, type SandboxLayer, type SandboxMode, type SandboxSettings } from './settings.js';
 export type { CommandSandbox, SandboxedSpawn } from './types.js';

@@ -1,6 +1,8 @@
-// Where a run's sandbox settings come from: --sandbox over the plan's `sandbox:` over the config
-// file's `sandbox:` over the default (auto). Lists add up: a plan loosens the project's policy
-// for itself (docs/sandbox.md "Loosening it for one plan").
+// Where a run's sandbox settings come from: --sandbox over RALPH_SANDBOX (this machine, this
+// session) over the plan's `sandbox:` over the config file's `sandbox:` over the default (auto).
+// Lists add up: a plan loosens the project's policy for itself (docs/sandbox.md "Loosening it
+// for one plan").
+import { UsageError } from '../errors.js';
 
 export const SANDBOX_MODES = ['on', 'off', 'auto'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -17,7 +19,7 @@ export interface SandboxLayer {
 export interface SandboxSettings {
   mode: SandboxMode;
   /** Why this mode: which layer set it. */
-  modeFrom: 'flag' | 'plan' | 'config' | 'default';
+  modeFrom: 'flag' | 'environment' | 'plan' | 'config' | 'default';
   allowHosts: string[];
   denyRead: string[];
   allowRead: string[];
@@ -26,15 +28,24 @@ export interface SandboxSettings {
 
 export const SANDBOX_KEYS = ['mode', 'allow_hosts', 'deny_read', 'allow_read', 'allow_write'] as const;
 
-export function sandboxSettings(flag: SandboxMode | undefined, plan: SandboxLayer | undefined, config: SandboxLayer | undefined): SandboxSettings {
+/** RALPH_SANDBOX=on|off|auto; empty is unset. A value that is none of them is a usage error. */
+export function sandboxFromEnv(env: NodeJS.ProcessEnv): SandboxMode | undefined {
+  const value = env.RALPH_SANDBOX?.trim();
+  if (value === undefined || value === '') return undefined;
+  if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
+  throw new UsageError(`RALPH_SANDBOX=${JSON.stringify(value.slice(0, 40))} is not a sandbox mode`, 'Set it to on, off or auto, or unset it.');
+}
+
+export function sandboxSettings(flag: SandboxMode | undefined, plan: SandboxLayer | undefined, config: SandboxLayer | undefined, fromEnv?: SandboxMode): SandboxSettings {
   const [mode, modeFrom]: [SandboxMode, SandboxSettings['modeFrom']] =
-    flag !== undefined ? [flag, 'flag'] : plan?.mode !== undefined ? [plan.mode, 'plan'] : config?.mode !== undefined ? [config.mode, 'config'] : ['auto', 'default'];
+    flag !== undefined ? [flag, 'flag'] : fromEnv !== undefined ? [fromEnv, 'environment'] : plan?.mode !== undefined ? [plan.mode, 'plan'] : config?.mode !== undefined ? [config.mode, 'config'] : ['auto', 'default'];
   const list = (k: 'allowHosts' | 'denyRead' | 'allowRead' | 'allowWrite') => [...new Set([...(config?.[k] ?? []), ...(plan?.[k] ?? [])])];
   return { mode, modeFrom, allowHosts: list('allowHosts'), denyRead: list('denyRead'), allowRead: list('allowRead'), allowWrite: list('allowWrite') };
 }
 
 const FROM_WORDS: Record<SandboxSettings['modeFrom'], string> = {
   flag: 'from --sandbox',
+  environment: 'from RALPH_SANDBOX',
   plan: "from the plan's sandbox:",
   config: 'from ralph.config.yaml sandbox:',
   default: 'the default',

@@ -17,7 +17,7 @@ afterAll(() => {
 
 function env(): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(e)) if (k.startsWith('RALPH_') || k.startsWith('ANTHROPIC_') || k === 'NO_COLOR' || k === 'FORCE_COLOR') delete e[k];
+  for (const k of Object.keys(e)) if ((k.startsWith('RALPH_') && k !== 'RALPH_SANDBOX') || k.startsWith('ANTHROPIC_') || k === 'NO_COLOR' || k === 'FORCE_COLOR') delete e[k];
   return e;
 }
 

@@ -111,7 +111,7 @@ describe('the packed package', () => {
     git('add', '-A');
     git('commit', '-qm', 'initial');
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-    for (const k of Object.keys(env)) if (k.startsWith('RALPH_') || k === 'ANTHROPIC_API_KEY') delete env[k];
+    for (const k of Object.keys(env)) if ((k.startsWith('RALPH_') && k !== 'RALPH_SANDBOX') || k === 'ANTHROPIC_API_KEY') delete env[k];
     const ran = spawnSync(ralph, ['exec', 'plans/demo.md'], { cwd: repo, env, encoding: 'utf8', timeout: 60_000 });
     expect(ran.stderr).toMatch(/run complete \(exit 0\)/);
     expect(ran.status).toBe(0);

@@ -195,7 +195,7 @@ export async function runExec(setup: ExecSetup = {}): Promise<ExecRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   // The run must not inherit a key or the variables of an outer ralph run.
   delete env.ANTHROPIC_API_KEY;
-  for (const k of Object.keys(env)) if (k.startsWith('RALPH_')) delete env[k];
+  for (const k of Object.keys(env)) if (k.startsWith('RALPH_') && k !== 'RALPH_SANDBOX') delete env[k]; // the suite's sandbox mode stays (vitest.config.ts)
   for (const [k, v] of Object.entries(setup.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;

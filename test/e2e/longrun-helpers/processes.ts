@@ -32,7 +32,7 @@ const started = new Set<ChildProcess>();
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
-    if (key.startsWith('ANTHROPIC_') || key.startsWith('RALPH_') || key === 'NO_COLOR' || key === 'FORCE_COLOR') delete env[key];
+    if (key.startsWith('ANTHROPIC_') || (key.startsWith('RALPH_') && key !== 'RALPH_SANDBOX') || key === 'NO_COLOR' || key === 'FORCE_COLOR') delete env[key];
   }
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
