@@ -766,7 +766,7 @@ class PlanRun {
     }
     if (decision.kind === 'none') {
       this.explainNearMisses(result);
-      const denied = this.countDenials(result);
+      const denied = this.countDenials(result, progressed);
       if (denied) return denied;
     } else {
       state.consecutiveDenials = 0;
@@ -908,16 +908,15 @@ class PlanRun {
    * Tool calls the agent's permissions refused: named in the next prompt; in --max-stalls
    * iterations in a row they end the run blocked, as only a person can change the permissions.
    */
-  private countDenials(result: IterationResult | undefined): Ending | undefined {
+  private countDenials(result: IterationResult | undefined, progressed: boolean): Ending | undefined {
     const { state, config } = this;
     const denials = result?.denials ?? [];
-    if (denials.length === 0) {
-      state.consecutiveDenials = 0;
-      return undefined;
-    }
-    state.consecutiveDenials = (state.consecutiveDenials ?? 0) + 1;
+    // Denials beside real work are harmless: only an iteration that got nowhere counts them.
+    if (denials.length === 0 || progressed) state.consecutiveDenials = 0;
+    if (denials.length === 0) return undefined;
+    if (!progressed) state.consecutiveDenials = (state.consecutiveDenials ?? 0) + 1;
     const calls = denials.map((d) => `${d.tool}${d.summary ? ` (${d.summary.slice(0, 120)})` : ''}`);
-    if (config.maxStalls > 0 && state.consecutiveDenials >= config.maxStalls) {
+    if (config.maxStalls > 0 && (state.consecutiveDenials ?? 0) >= config.maxStalls) {
       const fc: FileClaims = { claims: [], files: [], ignored: [] };
       return this.escalate(
         `permission_denied: the agent's permissions refused tool calls in ${state.consecutiveDenials} iterations in a row (last: ${calls.slice(0, 5).join('; ')})`,

@@ -106,6 +106,20 @@ describe.concurrent('permission denials', () => {
     expect(run.calls![1]!.prompt).toMatch(/Your permissions refused these tool calls[\s\S]*- Bash \(npm test\)/);
   });
 
+  it('denials in iterations that made progress do not count: harmless denials beside real work never end the run', async ({ expect }) => {
+    const busy = (n: number): Step[] => [{ write: 'work.txt', content: String(n) }, ...denied];
+    const run = await runExec({
+      git: true,
+      args: ['--stream-format', 'claude-json'],
+      scenario: { iterations: [busy(1), busy(2), busy(3), busy(4), [claude.init('s-done'), { summary: true }, claude.text('###PLAN_COMPLETE###'), claude.result('s-done', 0.01)] as Step[]] },
+    });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.result).toMatchObject({ outcome: 'complete', iterations: 5 });
+    // Still shown, and still named in the next prompt.
+    expect(eventsOf(run, 'warning').map((w) => w.message)).toContain('permission denied: Bash (npm test)');
+    expect(run.calls![1]!.prompt).toMatch(/Your permissions refused these tool calls/);
+  });
+
   it('an iteration without denials starts the count again', async ({ expect }) => {
     const fine = [claude.init('s-ok'), claude.text('ok'), claude.result('s-ok', 0.01)] as Step[];
     // Each iteration changes a file, so the stall breaker stays out of it.
