@@ -60,3 +60,25 @@ export function readStat(pid: number): (ProcessInfo & { state: string }) | undef
 export function isLive<T extends { state: string }>(info: T | undefined): info is T {
   return info !== undefined && info.state !== 'Z' && info.state !== 'X';
 }
+
+/**
+ * Bytes the processes of group `pgid` have read and written so far (rchar + wchar of
+ * /proc/<pid>/io: files, pipes and sockets alike); undefined where none of them can be read.
+ * An agent retrying its API in silence keeps these growing; a hung one does not.
+ */
+export function groupIoBytes(pgid: number): number | undefined {
+  let total: number | undefined;
+  for (const pid of procPids() ?? []) {
+    const info = readStat(pid);
+    if (!isLive(info) || info.pgid !== pgid) continue;
+    let io: string;
+    try {
+      io = readFileSync(`/proc/${pid}/io`, 'latin1');
+    } catch {
+      continue;
+    }
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+    total = (total ?? 0) + field('rchar') + field('wchar');
+  }
+  return total;
+}

@@ -10,7 +10,8 @@ import type { RunBus } from './bus.js';
 import type { Clock } from './clock.js';
 import { ErrorLoopDetector } from './error-loop.js';
 import { mergeLimit } from './limit-wait.js';
-import { SilenceWatchdog } from './silence-watchdog.js';
+import { quietLimit, SilenceWatchdog } from './silence-watchdog.js';
+import { groupIoBytes } from '../executors/proc-stat.js';
 
 export type StopCause =
   | 'silence'
@@ -170,9 +171,18 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
   const parsers = { stdout: new SignalParser(onParserEvent('stdout')), stderr: new SignalParser(onParserEvent('stderr')) };
   const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
 
+  let group: number | undefined;
   const watchdog = new SilenceWatchdog({
     timeoutMs: input.silenceTimeoutMs,
     clock,
+    // Silent retries are not silence: I/O of the agent's processes keeps a quiet agent alive (docs/loop.md#silence).
+    ioBytes: () => (group === undefined ? undefined : groupIoBytes(group)),
+    onQuietWork: (silentMs) =>
+      bus.emitEvent({
+        type: 'warning',
+        iteration,
+        message: `no output for ${Math.round(silentMs / 1000)} s, but the agent's processes are still reading and writing (retrying its API?): waiting up to ${Math.round(quietLimit(input.silenceTimeoutMs) / 60_000)} min of silence`,
+      }),
     onWarn: (silentMs) => bus.emitEvent({ type: 'silence', iteration, silentMs, timeoutMs: input.silenceTimeoutMs }),
     onFire: (silentMs) => stopWith('silence', `no output for ${Math.round(silentMs / 1000)} s (silence timeout ${Math.round(input.silenceTimeoutMs / 1000)} s)`),
   });
@@ -265,6 +275,7 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
         result.sessionId = ev.id;
         break;
       case 'process':
+        group = ev.pid;
         input.onProcess?.(ev.pid);
         break;
       case 'warning':

@@ -89,6 +89,26 @@ describe.concurrent('stalls', () => {
   });
 });
 
+describe.concurrent('silent retries are not silence', () => {
+  const summary = JSON.stringify({ plan: 'test', status: 'complete', tasks: [{ name: 'Task 1', status: 'done' }] });
+  // Three seconds without a byte of output while the process keeps writing (as an agent retrying
+  // its API does), then the work: with --silence-timeout 1s this is no hang.
+  const quietThenDone = `i=0; while [ $i -lt 30 ]; do echo retry > /dev/null; sleep 0.1; i=$((i+1)); done; printf '%s' '${summary}' > "$RALPH_SUMMARY"; echo '###PLAN_COMPLETE###'`;
+
+  it('an agent silent for three timeouts while its process does I/O is not off the rails', async ({ expect }) => {
+    const run = await runExec({ args: ['--silence-timeout', '1s'], command: ['sh', '-c', quietThenDone] });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.result).toMatchObject({ outcome: 'complete', iterations: 1 });
+    expect(eventsOf(run, 'warning').map((w) => w.message)).toContainEqual(expect.stringMatching(/no output for \d+ s, but the agent's processes are still reading and writing/));
+  });
+
+  it('a true hang (no output, no I/O) still ends at the silence timeout', async ({ expect }) => {
+    const run = await runExec({ args: ['--silence-timeout', '1s'], command: ['sh', '-c', 'sleep 30'] });
+    expect(run.code, describeRun(run)).toBe(4);
+    expect(run.result!.reason).toMatch(/^off the rails: no output for 1 s/);
+  });
+});
+
 describe.concurrent('permission denials', () => {
   const denied = [
     claude.init('s-deny'),

@@ -78,3 +78,50 @@ describe('SilenceWatchdog', () => {
     expect(fired).toEqual([2]);
   });
 });
+
+describe('SilenceWatchdog: silent retries are not silence', () => {
+  function quiet(io: () => number | undefined, timeoutMs = 1_000, quietLimitMs = 10_000) {
+    const clock = new FakeClock();
+    const fired: number[] = [];
+    const noted: number[] = [];
+    new SilenceWatchdog({ timeoutMs, clock, ioBytes: io, quietLimitMs, onFire: (ms) => fired.push(ms), onQuietWork: (ms) => noted.push(ms) });
+    return { clock, fired, noted };
+  }
+
+  it("no output but the agent's processes keep doing I/O: no fire until the quiet limit", () => {
+    let bytes = 0;
+    const { clock, fired, noted } = quiet(() => (bytes += 100));
+    clock.advance(9_999);
+    expect(fired).toEqual([]);
+    expect(noted).toEqual([1_000]);
+    clock.advance(1);
+    expect(fired).toEqual([10_000]);
+  });
+
+  it('a hang — no output and no I/O — fires at the timeout, as before', () => {
+    const { clock, fired } = quiet(() => 4_096);
+    clock.advance(999);
+    expect(fired).toEqual([]);
+    clock.advance(1);
+    expect(fired).toEqual([1_000]);
+  });
+
+  it('I/O that stops (the retries gave up, the agent hangs) fires one timeout after the last I/O seen', () => {
+    let bytes = 0;
+    let retrying = true;
+    const { clock, fired } = quiet(() => (retrying ? (bytes += 100) : bytes));
+    clock.advance(3_000);
+    retrying = false;
+    clock.advance(999);
+    expect(fired).toEqual([]);
+    clock.advance(1_000);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toBeLessThanOrEqual(4_250);
+  });
+
+  it('unknown I/O (no /proc) changes nothing', () => {
+    const { clock, fired } = quiet(() => undefined);
+    clock.advance(1_000);
+    expect(fired).toEqual([1_000]);
+  });
+});
