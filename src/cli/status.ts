@@ -39,7 +39,8 @@ export function statusCommand(run: string, flags: { cwd?: string; runDir?: strin
     `run        ${t(s.run)}  (${t(s.dir)})`,
     `health     ${t(s.health)}: ${t(s.why)}`,
     `plan       ${t(s.plan)}`,
-    `state      ${t(s.state)}${s.waitingUntil ? ` until ${t(s.waitingUntil)}` : ''}, iteration ${t(s.iteration)}${s.limits ? ` of ${t(s.limits.maxIterations)}` : ''}`,
+    // While waiting, the iteration that runs next: before the first one that is 1, not 0.
+    `state      ${t(s.state)}${s.waitingUntil ? ` until ${t(s.waitingUntil)}` : ''}, ${s.state === 'waiting' && typeof s.iteration === 'number' ? `iteration ${s.iteration + 1}${s.limits ? ` of ${t(s.limits.maxIterations)}` : ''} next` : `iteration ${t(s.iteration)}${s.limits ? ` of ${t(s.limits.maxIterations)}` : ''}`}`,
     `limits     ${s.limits ? limitsText(s.limits) : 'unknown'}`,
     `left       ${s.left.join(', ') || 'unknown'}`,
     `cost       ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(4)}`}, ${s.tokens} tokens`,

@@ -5,11 +5,13 @@
 // test drives, so a wait until 20:03:45 takes no time; the agent is a real process.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { PassThrough } from 'node:stream';
 import { delimiter, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/loop/index.js';
 import type { RunEvent } from '../../src/loop/events.js';
 import { FakeClock } from '../loop/fake-clock.js';
+import { statusCommand } from '../../src/cli/status.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const REAL = join(ROOT, 'test/fixtures/agents-real');
@@ -88,19 +90,27 @@ async function replay(agent: string, calls: [string, number][], start: number) {
   process.env.REPLAY_SUMMARY = SUMMARY;
   const clock = new FakeClock(start);
   const events: RunEvent[] = [];
+  const statusLines: string[] = [];
+  let runDir = '';
   const result = await runPlan(
     { planPath: join(work, 'plan.md'), cwd: work, agent },
     {
       clock,
       onEvent: (e) => {
         events.push(e);
-        if (e.type === 'wait_start') setImmediate(() => clock.advance(Date.parse(e.until) - clock.now()));
+        if (e.type === 'run-start') runDir = e.runDir;
+        if (e.type !== 'wait_start') return;
+        // What `ralph status` says while the run waits.
+        const out = new PassThrough();
+        statusCommand('latest', { cwd: work, runDir }, { stdout: out, stderr: out, exitCode: 0, debug: false, passThrough: [], env: {} });
+        statusLines.push(String(out.read() ?? ''));
+        setImmediate(() => clock.advance(Date.parse(e.until) - clock.now()));
       },
     },
   );
   const waits = events.filter((e): e is Extract<RunEvent, { type: 'wait_start' }> => e.type === 'wait_start');
   const args = (n: number): string[] => JSON.parse(read(join(replays, `args-${n}.json`)));
-  return { result, events, waits, calls: Number(read(join(replays, 'calls'))), args };
+  return { result, events, waits, calls: Number(read(join(replays, 'calls'))), args, statusLines };
 }
 
 describe('Claude Code: an exact reset time is never replaced by a rounded one', () => {
@@ -113,6 +123,8 @@ describe('Claude Code: an exact reset time is never replaced by a rounded one', 
     expect(run.result.iterations).toBe(1);
     expect(run.waits.map((w) => [w.until, w.basis])).toEqual([[new Date(RESET + 5_000).toISOString(), 'reset']]);
     expect(run.calls).toBe(2);
+    // Waiting before the first iteration, `ralph status` names the iteration that runs next.
+    expect(run.statusLines[0]).toMatch(/^state {6}waiting until \S+, iteration 1 of 3 next$/m);
   });
 
   it('a second limit right after the wake-up waits again instead of ending the run', async () => {
