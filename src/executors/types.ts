@@ -100,8 +100,9 @@ export type ExecutorEvent =
    * The agent reported an error (an API error, a failed turn). Shown as a warning and kept as the
    * iteration's error detail; `fatal` (a refused API key: 401/403) means no iteration can succeed,
    * so the iteration is stopped and the run ends failed. `status` is the API's HTTP status if known.
+   * `limit`: a `limit` event with the same message follows, which is what is shown (one line per refusal).
    */
-  | { type: 'error'; message: string; status?: number; fatal?: boolean }
+  | { type: 'error'; message: string; status?: number; fatal?: boolean; limit?: boolean }
   /**
    * The agent or the API refused for a usage or rate limit, or is overloaded. The loop waits
    * (docs/overnight.md) instead of counting a failure. `resetsAt` (epoch ms) when the agent said

@@ -284,7 +284,8 @@ export async function runIteration(input: IterationInput): Promise<IterationResu
       case 'error':
         watchdog.touch();
         lastError = ev.message;
-        bus.emitEvent({ type: 'warning', iteration, message: ev.message });
+        // A refusal for a limit is shown once, by its limit event.
+        if (ev.limit !== true) bus.emitEvent({ type: 'warning', iteration, message: ev.message });
         if (ev.fatal) {
           // No retry can succeed (a refused API key): stop now rather than let the agent retry for minutes.
           result.fatal = true;

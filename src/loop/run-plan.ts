@@ -38,6 +38,7 @@ import { systemClock, type Clock } from './clock.js';
 import { planWait, sleepUntil, type LimitReport, type SharedLimits } from './limit-wait.js';
 import { ownOutputFiles, workFingerprint } from './work-fingerprint.js';
 import { formatDuration } from '../util/duration.js';
+import { localTime } from '../ui/wait-line.js';
 import type { RunEvent } from './events.js';
 import { fileClaims, findPrUrl, moveAside, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims } from './file-signals.js';
 import { commitsSince, headSha, rootAndHead } from './git.js';
@@ -664,7 +665,7 @@ class PlanRun {
       return {
         outcome: 'exhausted',
         reason:
-          `usage_limit: the ${due.kind} limit (${due.message.slice(0, 200)}) lifts at ${until}, past --max-wait ${formatDuration(config.maxWaitMs)}` +
+          `usage_limit: the ${due.kind} limit (${due.message.slice(0, 200)}) lifts at ${localTime(due.until)}, past --max-wait ${formatDuration(config.maxWaitMs)}` +
           ` (${formatDuration(waited)} waited already); resume after it lifts with: ${this.resumeCommand()}`,
       };
     }

@@ -21,3 +21,10 @@ function clockTime(at: Date): string {
 export function waitLine(kind: LimitKind, until: Date, now: Date): string {
   return `waiting for ${WHAT[kind]} until ${clockTime(until)} (${humanSpan(until.getTime() - now.getTime())})`;
 }
+
+/** "2026-11-26 20:02 (local time)": a moment as the wait line's clock shows it, with its day. */
+export function localTime(epochMs: number): string {
+  const at = new Date(epochMs);
+  const day = `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}`;
+  return `${day} ${clockTime(at)} (local time)`;
+}

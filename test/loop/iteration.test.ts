@@ -123,3 +123,18 @@ describe('runIteration', () => {
     expect(both.result.failureDetail).toBe('codex error: boom');
   });
 });
+
+describe('one line per refusal', () => {
+  it('an error that comes with a limit is not shown as a warning beside it; it is still the failure detail', async () => {
+    const { events, result } = await iterate(
+      scripted(() => [
+        { type: 'error', message: 'codex error: You’ve hit your usage limit. Try again later.', limit: true },
+        { type: 'limit', kind: 'usage', message: 'codex error: You’ve hit your usage limit. Try again later.' },
+        { type: 'exit', code: 1 },
+      ]),
+    );
+    expect(events.filter((e) => e.type === 'warning')).toEqual([]);
+    expect(events.filter((e) => e.type === 'limit')).toHaveLength(1);
+    expect(result.failureDetail).toBe('codex error: You’ve hit your usage limit. Try again later.');
+  });
+});

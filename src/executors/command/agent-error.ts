@@ -39,9 +39,8 @@ export function agentErrorEvents(e: AgentError): ExecutorEvent[] {
   if (kind === undefined && ((e.status !== undefined && FATAL_STATUSES.has(e.status)) || (e.code !== undefined && FATAL_CODES.has(e.code)) || REFUSED_KEY.test(e.text))) {
     return [{ type: 'error', message: e.message, fatal: true, ...status }];
   }
-  const out: ExecutorEvent[] = [{ type: 'error', message: e.message, ...status }];
-  if (kind !== undefined) out.push(limitEvent(withTimes({ kind }, e.text, e.now), e.message));
-  return out;
+  if (kind === undefined) return [{ type: 'error', message: e.message, ...status }];
+  return [{ type: 'error', message: e.message, ...status, limit: true }, limitEvent(withTimes({ kind }, e.text, e.now), e.message)];
 }
 
 /** The status decides the kind where it can (529 overloaded; 429 a rate limit unless the words say usage); else the words. */

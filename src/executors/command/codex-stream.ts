@@ -50,6 +50,8 @@ export class CodexStreamDecoder implements StreamDecoder {
     private readonly ledger: CodexLedger = new Map(),
     /** The loop's clock, against which "try again at 7:33 PM" is read. */
     private readonly now: () => number = Date.now,
+    /** Notices already shown in this run: Codex repeats its own at every start. */
+    private readonly notices: Set<string> = new Set(),
   ) {}
 
   decode(event: JsonObject): ExecutorEvent[] {
@@ -97,8 +99,13 @@ export class CodexStreamDecoder implements StreamDecoder {
       }
       case 'web_search':
         return [this.tool('web_search', asString(item.query) ?? '')];
-      case 'error':
-        return [this.warning('error', asString(item.message))];
+      case 'error': {
+        // Codex's own notices ("Model metadata for `gpt-5-codex` not found …") come at every start: once per run is enough.
+        const message = asString(item.message);
+        if (message !== undefined && this.notices.has(message)) return [];
+        if (message !== undefined) this.notices.add(message);
+        return [this.warning('error', message)];
+      }
       default:
         return []; // reasoning, todo_list, and types this version does not know
     }

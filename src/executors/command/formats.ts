@@ -16,10 +16,12 @@ export interface FormatMemory {
   codexTotals: CodexLedger;
   /** Qwen Code's running token totals per session (its `result` after `--resume` counts the whole session). */
   qwenTotals: Map<string, TokenUsage>;
+  /** Notices the agent repeats every run of it (Codex's "Model metadata … not found"): shown once per run. */
+  notices: Set<string>;
 }
 
 export function newFormatMemory(): FormatMemory {
-  return { codexTotals: new Map(), qwenTotals: new Map() };
+  return { codexTotals: new Map(), qwenTotals: new Map(), notices: new Set() };
 }
 
 /** The decoder of a JSON format; undefined for text. */
@@ -36,7 +38,7 @@ export function decoderFor(format: StreamFormat, memory: FormatMemory, now: () =
     case 'cursor-json':
       return new CursorStreamDecoder(now);
     case 'codex-json':
-      return new CodexStreamDecoder(memory.codexTotals, now);
+      return new CodexStreamDecoder(memory.codexTotals, now, memory.notices);
     case 'gemini-json':
       return new GeminiStreamDecoder(now);
     case 'opencode-json':

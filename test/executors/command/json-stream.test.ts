@@ -173,8 +173,8 @@ describe('codex-json', () => {
       { type: 'tool', name: 'web_search', summary: 'codex exec resume' },
       { type: 'warning', message: expect.stringMatching(/^codex-json: a stdout line is not a JSON event .*codex printed a banner/) },
       { type: 'error', message: 'codex error: stream disconnected; retrying' },
-      { type: 'error', message: 'codex turn failed: rate limited' },
-      // A rate limit is a limit the loop waits on, not a failure.
+      { type: 'error', message: 'codex turn failed: rate limited', limit: true },
+      // A rate limit is a limit the loop waits on, not a failure; shown once, by its limit event.
       { type: 'limit', kind: 'rate', message: 'codex turn failed: rate limited' },
       { type: 'usage', tokens: { input: 400, output: 50, cacheRead: 600, cacheWrite: 0 }, costUsd: null },
     ]);

@@ -86,7 +86,7 @@ describe('opencode-json', () => {
       new OpencodeStreamDecoder(),
     );
     expect(events.slice(1)).toEqual([
-      { type: 'error', status: 429, message: 'opencode reported an error (HTTP 429): Too Many Requests' },
+      { type: 'error', status: 429, message: 'opencode reported an error (HTTP 429): Too Many Requests', limit: true },
       { type: 'limit', kind: 'rate', message: 'opencode reported an error (HTTP 429): Too Many Requests' },
       { type: 'error', status: 401, fatal: true, message: 'opencode reported an error (HTTP 401): invalid x-api-key' },
     ]);
@@ -132,7 +132,7 @@ describe('claude-json limits', () => {
     expect(events.filter((e) => e.type === 'limit')).toEqual([
       { type: 'limit', kind: 'usage', message: "claude reported an error: You've hit your limit · resets 3am (UTC)", resetsAt: expect.any(Number), resetFromWords: true },
     ]);
-    expect(events).toContainEqual({ type: 'error', message: "claude reported an error: You've hit your limit · resets 3am (UTC)" });
+    expect(events).toContainEqual({ type: 'error', message: "claude reported an error: You've hit your limit · resets 3am (UTC)", limit: true });
   });
 });
 

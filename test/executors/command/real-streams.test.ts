@@ -56,7 +56,7 @@ describe('Claude Code 2.1.197', () => {
     const events = decode(claudeFile('api-429-rate-limit.jsonl'), new ClaudeStreamDecoder());
     expect(textOf(events)).toBe('');
     expect(ofType(events, 'error')).toEqual([
-      { type: 'error', status: 429, message: expect.stringMatching(/^claude reported an API error \(HTTP 429\): API Error: Request rejected \(429\)/) },
+      { type: 'error', status: 429, limit: true, message: expect.stringMatching(/^claude reported an API error \(HTTP 429\): API Error: Request rejected \(429\)/) },
     ]);
     expect(ofType(events, 'limit')).toEqual([{ type: 'limit', kind: 'rate', message: expect.stringContaining('HTTP 429') }]);
   });
@@ -157,5 +157,16 @@ describe.each([
     const id = (name: string) => ofType(decode(rec(name), make()), 'session')[0]?.id;
     expect(id('resume-iteration1.ndjson')).toBeDefined();
     expect(id('resume-iteration2.ndjson')).toBe(id('resume-iteration1.ndjson'));
+  });
+});
+
+describe('Codex 0.169.0 notices', () => {
+  it('"Model metadata … not found", printed at every start, is shown once per run', () => {
+    const memory = newFormatMemory();
+    const first = decode(codexFile('limit-iteration1.ndjson'), decoderFor('codex-json', memory)!);
+    const second = decode(codexFile('limit-iteration1.ndjson'), decoderFor('codex-json', memory)!);
+    const notices = (events: ExecutorEvent[]) => events.filter((e) => e.type === 'warning' && /Model metadata/.test(e.message));
+    expect(notices(first)).toHaveLength(1);
+    expect(notices(second)).toEqual([]);
   });
 });
