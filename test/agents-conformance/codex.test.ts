@@ -30,4 +30,10 @@ describeConformance({
   }),
   streamFormat: 'codex-json',
   conversation: { word: 'thread', id: /"thread_id":"([^"]+)"/ },
+  // ChatGPT's usage limit as the Responses API sends it: Codex words it "You've hit your usage limit … try again at H:MM PM".
+  limit: {
+    status: 429,
+    body: () => ({ error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: Math.floor(Date.now() / 1000) + 20 } }),
+    kind: 'usage',
+  },
 });

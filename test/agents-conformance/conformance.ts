@@ -25,6 +25,13 @@ export interface Cli<A extends StandInServer> {
   conversation: { word: string; id: RegExp };
   /** Checks of its own after the complete scenario's common ones (`turns`: the model turns served). */
   alsoComplete?(o: RunOutcome, turns: number): void;
+  /**
+   * How its API refuses for a usage limit (status and body, as the real API sends them), for the
+   * limit scenario: refused once, the run waits and completes. Absent for CLIs that retry a refusal
+   * by themselves for minutes (Claude Code with a key, Qwen Code, opencode): their limits are
+   * replayed from recorded streams instead (test/agents/limit-replays.test.ts).
+   */
+  limit?: { status: number; body: () => unknown; kind: 'usage' | 'rate' };
 }
 
 /** What a CLI's own tests use: the stand-in (once started) and the run spec of a scenario. */
@@ -113,6 +120,24 @@ export function describeConformance<A extends StandInServer>(cli: Cli<A>, own?: 
       // Codex and Qwen Code report the conversation's running total after a resume; ralph counts each token once.
       expect(o.result.tokens).toEqual(usageSince(before, api.reported));
     });
+
+    const limit = cli.limit;
+    if (limit !== undefined) {
+      it('waits out a usage limit its API refuses with, then completes; the refused attempt is no iteration', async () => {
+        api.limit = { times: 1, status: limit.status, body: limit.body };
+        const served = api.limitsServed;
+        try {
+          const o = await run('complete', 'complete', { timeoutMs: 280_000 });
+          expect(api.limitsServed - served).toBe(1);
+          expect(o.result.iterations).toBe(1);
+          const waits = o.events.filter((e) => e.type === 'wait_start');
+          expect(waits).toEqual([expect.objectContaining({ iteration: 1, kind: limit.kind })]);
+          expect(o.events.filter((e) => e.type === 'iteration-start')).toHaveLength(2);
+        } finally {
+          api.limit = undefined;
+        }
+      });
+    }
 
     own?.({ api: () => api, spec });
   });

@@ -26,6 +26,7 @@ export class GeminiStandIn extends StandInServer {
     }
     const mainAgent = (body.tools ?? []).some((t) => (t.functionDeclarations ?? []).some((f) => f.name === 'run_shell_command'));
     const scenario = mainAgent ? scenarioOf(raw) : undefined;
+    if (scenario && this.refuseForLimit(res)) return;
     let parts: unknown[];
     let usage = { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 } as Record<string, number>;
     if (scenario) {

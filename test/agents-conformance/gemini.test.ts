@@ -18,4 +18,20 @@ describeConformance({
   }),
   streamFormat: 'gemini-json',
   conversation: { word: 'session', id: /"session_id":"([^"]+)"/ },
+  // The Gemini API's daily quota (a per-day quota id): Gemini CLI's TerminalQuotaError, "You have exhausted your daily quota".
+  limit: {
+    status: 429,
+    body: () => ({
+      error: {
+        code: 429,
+        message: 'You exceeded your current quota, please check your plan and billing details.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 50, model: gemini-2.5-pro\nPlease retry in 20.5s.',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }] },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20.5s' },
+        ],
+      },
+    }),
+    kind: 'usage',
+  },
 });

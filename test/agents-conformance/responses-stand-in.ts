@@ -25,6 +25,7 @@ export class ResponsesStandIn extends StandInServer {
   protected handle(path: string, raw: string, res: ServerResponse): void {
     if (!path.endsWith('/responses')) return json(res, { error: { message: `stand-in: no ${path}` } }, 404);
     if (this.refuse) return json(res, this.refuse.body, this.refuse.status);
+    if (this.refuseForLimit(res)) return;
     let body: { input?: Item[] };
     try {
       body = JSON.parse(raw);

@@ -17,6 +17,10 @@ export abstract class StandInServer {
   readonly reported = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   /** Every request's path, shown when a run fails. */
   readonly paths: string[] = [];
+  /** The next `times` model requests are refused for a limit, with this status and body (the limit scenario). */
+  limit: { times: number; status: number; body: () => unknown } | undefined;
+  /** Model requests refused for the limit so far. */
+  limitsServed = 0;
   private server: Server | undefined;
   private base = '';
 
@@ -43,6 +47,16 @@ export abstract class StandInServer {
     this.server = server;
     this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
     return this;
+  }
+
+  /** Refuses this model request for the limit, if one is set and not used up; true when it did. */
+  protected refuseForLimit(res: ServerResponse): boolean {
+    const limit = this.limit;
+    if (limit === undefined || limit.times <= 0) return false;
+    limit.times--;
+    this.limitsServed++;
+    json(res, limit.body(), limit.status);
+    return true;
   }
 
   async close(): Promise<void> {
