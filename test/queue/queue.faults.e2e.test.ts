@@ -165,12 +165,12 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
     const again = [await startWorker(w, url, 'w1', { concurrency: 2 }), await startWorker(w, url, 'w2', { concurrency: 2 })];
-    expect(again.map((x) => x.stderr).join('')).toMatch(/stopped \d+ process\(es\) left running by an earlier worker/);
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(['l1.md', 'l2.md', 'l3.md', 'l4.md']);
     expect(fluxDriveProblems(out)).toEqual([]);
     const id = batchIdOf(out);
     for (const plan of Object.keys(plans)) expect(workFiles(w, `ralph/${id}/${plan}`)).toEqual([`work-${plan}.txt`]);
+    expect(again.map((x) => x.stderr).join('')).toMatch(/stopped \d+ process\(es\) left running by an earlier worker/);
   });
 
   it.skipIf(!SICK_RUNS)('a worker whose disk fills hands back what it holds, says why and exits 1; a healthy worker runs the plans', async () => {
