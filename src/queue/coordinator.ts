@@ -317,7 +317,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
           const state = await queue.getJobState(id);
           if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
             await queue.remove(id).catch(() => undefined);
-            collector.markNotRun(plan.id);
+            await collector.markNotRun(plan.id);
           }
         }
         continue;
@@ -371,7 +371,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
           const job = await queue.getJob(jobId(batchId, plan));
           await collector.jobFailed(plan, job?.failedReason || 'no reason given');
         } else if (state === 'completed' || state === 'unknown') {
-          if (cancelled) collector.markNotRun(plan);
+          if (cancelled) await collector.markNotRun(plan);
           else {
             // Its report, read after its state, is missing or not sealed with the batch's secret.
             const why = state === 'unknown' ? 'its job was no longer on the queue' : 'its job finished without a report this coordinator can read (lost, or not sealed with the batch\'s secret)';
