@@ -31,6 +31,7 @@ import { openRedis, probeRedis } from './redis-connection.js';
 import { readQueueSecret, unsealText } from './seal.js';
 import { parseQueueUrl, type QueueUrl } from './redis-url.js';
 import { checkRepoRemote, planPathsInCommit } from './repo-remote.js';
+import { checkCommittedInputs, type AgentConfig } from './committed-inputs.js';
 
 export interface QueuedBatchOptions {
   cwd: string;
@@ -41,6 +42,8 @@ export interface QueuedBatchOptions {
   out?: string;
   planTimeoutMs?: number;
   exec?: SharedExecOptions;
+  /** The coordinator's config file and its agents: the files they name must be committed as they are. */
+  agentConfig?: AgentConfig;
   /** Where the queue secret is read from (RALPH_QUEUE_SECRET, RALPH_QUEUE_SECRET_FILE); default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -106,6 +109,7 @@ async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () 
   const plans = await resolvePlans(options.plans ?? [], options.cwd);
   const remote = await checkRepoRemote(options.cwd);
   const planPaths = await planPathsInCommit(remote, plans);
+  await checkCommittedInputs(remote, plans, options.exec ?? {}, options.cwd, options.agentConfig);
   const exec = execForWorkers(options.exec ?? {}, options.cwd, remote.top);
   await probeRedis(q);
   const at = now();
