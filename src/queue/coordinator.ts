@@ -26,7 +26,7 @@ import {
 } from '../batch/index.js';
 import { oneLine } from '../batch/one-line.js';
 import { Collector } from './collect.js';
-import { batchKey, checkJobExec, checkReport, jobId, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
+import { batchKey, checkJobExec, checkReport, jobId, openJob, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
 import { readQueueSecret, unsealText } from './seal.js';
 import { parseQueueUrl, type QueueUrl } from './redis-url.js';
@@ -264,6 +264,23 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       await queue.addBulk(plans.map((plan) => ({ name: plan.id, data: sealJob(secret, jobData(file, plan)), opts: { ...JOB_OPTIONS, jobId: jobId(batchId, plan.id) } })));
     };
 
+    /** Another coordinator's batch with the same plans of the same repository, still waiting or running, is named: both would run them. */
+    const warnIfQueuedElsewhere = async () => {
+      const mine = new Set(Object.values(file.queue.planPaths));
+      const others = new Map<string, Set<string>>();
+      for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized'])) {
+        if (!job || job.data?.batchId === batchId) continue;
+        const opened = openJob(secret, job.data);
+        if (opened.kind !== 'ok' || opened.data.remote !== file.queue.remote || !mine.has(opened.data.planPath)) continue;
+        const set = others.get(opened.data.batchId) ?? new Set<string>();
+        set.add(opened.data.planPath);
+        others.set(opened.data.batchId, set);
+      }
+      for (const [other, paths] of others) {
+        emit({ type: 'warning', message: `batch ${other} has ${paths.size} of these plans queued or running too (${[...paths].sort().slice(0, 3).join(', ')}${paths.size > 3 ? ', …' : ''}): both batches run them; stop one coordinator with Ctrl+C if that was not meant` });
+      }
+    };
+
     /** The batch's reports in Redis that are sealed with the secret and well-formed; the others are named once and ignored. */
     const forged = new Set<string>();
     const openReports = (fields: string[], texts: (string | null)[]): AttemptReport[] =>
@@ -302,6 +319,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       if (again.length) await enqueue(again, true);
       else await writeBatchFile(out, file);
     } else {
+      await warnIfQueuedElsewhere();
       await enqueue(file.plans, false);
     }
     await markAlive();

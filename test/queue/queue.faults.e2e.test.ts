@@ -196,6 +196,24 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     expect(read(out, 'attempts/f1.attempt-1.md')).toMatch(/handed back to the queue: worker \S+ could not use its workdir/);
   });
 
+  it('a second coordinator queuing the same plans is told so', async () => {
+    const w = ws({ t1: 'complete', t2: 'complete' });
+    const url = queueUrl();
+    const queue = new Queue('ralph', { connection: connection(url) });
+    try {
+      const first = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out1')], w.repo);
+      await settled(() => queue.getWaitingCount(), (n) => n === 2, 'the first batch queued');
+      const second = ralph(['batch', 'plans/t1.md', '--queue', url, '--out', join(w.dir, 'out2')], w.repo);
+      await until(() => second.stderr.includes('warning: batch '), 20_000, 'the second coordinator warns');
+      expect(second.stderr).toMatch(new RegExp(`warning: batch ${batchIdOf(join(w.dir, 'out1'))} has 1 of these plans queued or running too \\(plans/t1\\.md\\): both batches run them`));
+      for (const c of [first, second]) c.child.kill('SIGINT');
+      expect(await first.exited).toBe(130);
+      expect(await second.exited).toBe(130);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('refuses what cannot work: no secret, an agent command for the workers, a database Redis does not have, a --workdir that is a file (64, one line)', async () => {
     const w = ws({ u1: 'complete' });
     const url = queueUrl();
