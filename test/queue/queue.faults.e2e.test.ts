@@ -9,11 +9,13 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
+import { isRunning } from '../helpers/processes.js';
 import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 import { fluxDriveProblems, git, killQuietly, killStarted, processesMentioning, ralph, read, results, startWorker, until, workerRuns, workspace, type Workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the queued-batch fault tests');
 const BWRAP = findProgram('RALPH_BWRAP', ['bwrap']);
+const SETPRIV_RUNS = RUNS && systemDepAvailable('the agent-dies-with-its-worker test', findProgram('RALPH_SETPRIV', ['setpriv']) === undefined ? 'no setpriv on PATH' : undefined, 'Install util-linux (Debian: it is essential; setpriv is in it).');
 const SICK_RUNS = RUNS && systemDepAvailable('the sick-worker test (a workdir on a small tmpfs)', BWRAP === undefined ? 'no bwrap on PATH' : undefined, 'Install it (Debian: apt-get install bubblewrap); .ci/run installs it.');
 
 let redis: RedisServer | null = null;
@@ -171,6 +173,18 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     const id = batchIdOf(out);
     for (const plan of Object.keys(plans)) expect(workFiles(w, `ralph/${id}/${plan}`)).toEqual([`work-${plan}.txt`]);
     expect(again.map((x) => x.stderr).join('')).toMatch(/stopped \d+ process\(es\) left running by an earlier worker/);
+  });
+
+  it.skipIf(!SETPRIV_RUNS)('a worker killed with SIGKILL takes its agent with it (setpriv --pdeathsig)', async () => {
+    const w = ws({ h1: 'hang' });
+    const url = queueUrl();
+    const worker = await startWorker(w, url, 'w1');
+    const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out')], w.repo);
+    await until(() => workerRuns(worker.workdir).some((d) => existsSync(join(d, 'agent.pid'))), 30_000, 'the agent started');
+    const agentPid = Number(readFileSync(join(workerRuns(worker.workdir)[0]!, 'agent.pid'), 'utf8'));
+    worker.child.kill('SIGKILL');
+    await until(() => !isRunning(agentPid), 10_000, 'the agent ended with its worker');
+    coordinator.child.kill('SIGKILL');
   });
 
   it.skipIf(!SICK_RUNS)('a worker whose disk fills hands back what it holds, says why and exits 1; a healthy worker runs the plans', async () => {
