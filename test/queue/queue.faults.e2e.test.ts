@@ -159,14 +159,21 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
   it('every worker killed mid-plan and restarted on its workdir: the orphaned agents are stopped, each branch holds only its own plan\'s files', async () => {
     const plans = Object.fromEntries(['l1', 'l2', 'l3', 'l4'].map((id) => [id, 'slow-write 6000']));
     const w = ws(plans);
+    // The repository names the agent (not the workers' flags, whose agents die with their worker):
+    // its orphans are what a restarted worker must find and stop.
+    writeFileSync(join(w.repo, 'ralph.config.yaml'), ['agent: scripted', 'agents:', '  scripted:', `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(w.agent)}]`, ''].join('\n'));
+    git(w.repo, 'add', 'ralph.config.yaml');
+    git(w.repo, 'commit', '-q', '-m', 'config');
+    git(w.repo, 'push', '-q');
     const url = queueUrl();
-    const first = [await startWorker(w, url, 'w1', { concurrency: 2 }), await startWorker(w, url, 'w2', { concurrency: 2 })];
+    const own = { concurrency: 2, command: false } as const;
+    const first = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => first.flatMap((x) => workerRuns(x.workdir)).length === 4, 30_000, 'four plans started');
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
-    const again = [await startWorker(w, url, 'w1', { concurrency: 2 }), await startWorker(w, url, 'w2', { concurrency: 2 })];
+    const again = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(['l1.md', 'l2.md', 'l3.md', 'l4.md']);
     expect(fluxDriveProblems(out)).toEqual([]);
