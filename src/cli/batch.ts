@@ -134,7 +134,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           throw new UsageError('--config does not apply to a queued batch: each worker reads the config file of its checkout', `commit the settings as ${CONFIG_FILE} in the repository, and push`);
         }
         const summary = await runQueuedBatch(
-          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough), env: ctx.env },
+          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough), env: ctx.env, agentConfig: project.config },
           { signal: controller.signal, onEvent: deps.onEvent },
         );
         ctx.exitCode = summary.exitCode;

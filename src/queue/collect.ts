@@ -77,9 +77,44 @@ export class Collector {
     return Math.max(s.started, this.deps.firstAttempt(plan) - 1, ...s.handled) + 1;
   }
 
-  markNotRun(plan: string): void {
+  /**
+   * The batch was cancelled before the plan's (next) attempt started. A plan that never ran has no
+   * `.md`; one with earlier attempts ends `interrupted` (a stub naming them), as a local batch's
+   * would, so the index counts its attempts and `--resume` runs it again.
+   */
+  async markNotRun(plan: string): Promise<void> {
     const s = this.states.get(plan);
-    if (s) s.notRun = true;
+    if (!s || s.final || s.notRun) return;
+    const { out, emit, now } = this.deps;
+    const partial = partialPath(out, plan);
+    if (s.started > 0 && !s.handled.has(s.started) && (await pathExists(partial))) {
+      s.previous.push(await moveAside(out, partial, `${plan}.attempt-${s.started}.md`));
+      s.handled.add(s.started);
+    }
+    if (s.handled.size === 0) {
+      s.notRun = true;
+      return;
+    }
+    const attempts = Math.max(...s.handled);
+    const facts: ResultFacts = {
+      outcome: 'interrupted',
+      reason: `the batch was cancelled before attempt ${attempts + 1} started`,
+      exitCode: null,
+      attempts,
+      iterations: null,
+      costUsd: null,
+      prUrl: null,
+      branch: null,
+      commit: null,
+      worktree: null,
+      runDir: 'none',
+      previous: s.previous.map((p) => relative(out, p)),
+      endedAt: now().toISOString(),
+    };
+    const final = resultPath(out, plan);
+    await writeFileAtomic(final, renderErrorStub(plan, facts));
+    s.final = true;
+    emit({ type: 'plan-end', plan, attempt: attempts, outcome: 'interrupted', reason: facts.reason, verdict: 'error', resultFile: final, iterations: null, costUsd: null });
   }
 
   /**

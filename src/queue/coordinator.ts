@@ -26,11 +26,12 @@ import {
 } from '../batch/index.js';
 import { oneLine } from '../batch/one-line.js';
 import { Collector } from './collect.js';
-import { batchKey, checkJobExec, checkReport, jobId, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
+import { batchKey, checkJobExec, checkReport, jobId, openJob, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
 import { readQueueSecret, unsealText } from './seal.js';
 import { parseQueueUrl, type QueueUrl } from './redis-url.js';
 import { checkRepoRemote, planPathsInCommit } from './repo-remote.js';
+import { checkCommittedInputs, type AgentConfig } from './committed-inputs.js';
 
 export interface QueuedBatchOptions {
   cwd: string;
@@ -41,6 +42,8 @@ export interface QueuedBatchOptions {
   out?: string;
   planTimeoutMs?: number;
   exec?: SharedExecOptions;
+  /** The coordinator's config file and its agents: the files they name must be committed as they are. */
+  agentConfig?: AgentConfig;
   /** Where the queue secret is read from (RALPH_QUEUE_SECRET, RALPH_QUEUE_SECRET_FILE); default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -106,6 +109,7 @@ async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () 
   const plans = await resolvePlans(options.plans ?? [], options.cwd);
   const remote = await checkRepoRemote(options.cwd);
   const planPaths = await planPathsInCommit(remote, plans);
+  await checkCommittedInputs(remote, plans, options.exec ?? {}, options.cwd, options.agentConfig);
   const exec = execForWorkers(options.exec ?? {}, options.cwd, remote.top);
   await probeRedis(q);
   const at = now();
@@ -260,6 +264,23 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       await queue.addBulk(plans.map((plan) => ({ name: plan.id, data: sealJob(secret, jobData(file, plan)), opts: { ...JOB_OPTIONS, jobId: jobId(batchId, plan.id) } })));
     };
 
+    /** Another coordinator's batch with the same plans of the same repository, still waiting or running, is named: both would run them. */
+    const warnIfQueuedElsewhere = async () => {
+      const mine = new Set(Object.values(file.queue.planPaths));
+      const others = new Map<string, Set<string>>();
+      for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized'])) {
+        if (!job || job.data?.batchId === batchId) continue;
+        const opened = openJob(secret, job.data);
+        if (opened.kind !== 'ok' || opened.data.remote !== file.queue.remote || !mine.has(opened.data.planPath)) continue;
+        const set = others.get(opened.data.batchId) ?? new Set<string>();
+        set.add(opened.data.planPath);
+        others.set(opened.data.batchId, set);
+      }
+      for (const [other, paths] of others) {
+        emit({ type: 'warning', message: `batch ${other} has ${paths.size} of these plans queued or running too (${[...paths].sort().slice(0, 3).join(', ')}${paths.size > 3 ? ', …' : ''}): both batches run them; stop one coordinator with Ctrl+C if that was not meant` });
+      }
+    };
+
     /** The batch's reports in Redis that are sealed with the secret and well-formed; the others are named once and ignored. */
     const forged = new Set<string>();
     const openReports = (fields: string[], texts: (string | null)[]): AttemptReport[] =>
@@ -298,6 +319,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
       if (again.length) await enqueue(again, true);
       else await writeBatchFile(out, file);
     } else {
+      await warnIfQueuedElsewhere();
       await enqueue(file.plans, false);
     }
     await markAlive();
@@ -317,7 +339,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
           const state = await queue.getJobState(id);
           if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
             await queue.remove(id).catch(() => undefined);
-            collector.markNotRun(plan.id);
+            await collector.markNotRun(plan.id);
           }
         }
         continue;
@@ -371,7 +393,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
           const job = await queue.getJob(jobId(batchId, plan));
           await collector.jobFailed(plan, job?.failedReason || 'no reason given');
         } else if (state === 'completed' || state === 'unknown') {
-          if (cancelled) collector.markNotRun(plan);
+          if (cancelled) await collector.markNotRun(plan);
           else {
             // Its report, read after its state, is missing or not sealed with the batch's secret.
             const why = state === 'unknown' ? 'its job was no longer on the queue' : 'its job finished without a report this coordinator can read (lost, or not sealed with the batch\'s secret)';

@@ -19,7 +19,7 @@ import { commitPlanBranch } from '../batch/commit-plan-branch.js';
 import { Checkouts, CloneError } from './checkout.js';
 import { git } from '../util/git.js';
 import { batchKey, openJob, reportField, type AttemptReport, type JobProgress, type QueueJob, type WorkerRef } from './job.js';
-import { markWorkerProcess, stopEarlierLife, stopLeftoversIn } from './leftovers.js';
+import { diesWithWorker, markWorkerProcess, stopEarlierLife, stopLeftoversIn } from './leftovers.js';
 import { openRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
 import { runJobAttempt } from './run-job.js';
@@ -277,7 +277,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     let report: Omit<AttemptReport, 'final' | 'batchId'>;
     try {
       report = await runJobAttempt({
-        data: { ...data, exec: { ...data.exec, ...(options.command?.length ? { command: options.command } : {}) } },
+        data: { ...data, exec: { ...data.exec, ...(options.command?.length ? diesWithWorker(options.command, data.exec.streamFormat, data.exec.cwd !== undefined ? join(checkout.path, data.exec.cwd) : checkout.path) : {}) } },
         attempt,
         worker: me,
         checkout: checkout.path,

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import type { BatchEvent } from '../../src/batch/index.js';
 import { Collector } from '../../src/queue/collect.js';
+import { readRows } from '../../src/batch/index-file.js';
 import type { AttemptReport } from '../../src/queue/job.js';
 
 const worker = { id: 'h-1', host: 'h', pid: 1 };
@@ -58,6 +59,19 @@ describe('Collector', () => {
     expect(readFileSync(join(out, 'b.md'), 'utf8')).toContain('- Earlier attempts: attempts/b.attempt-1.md, attempts/b.attempt-2.md');
     expect(c.pending()).toEqual([]);
     expect(events.map((e) => e.type)).toEqual(['plan-retry', 'plan-end', 'plan-retry', 'plan-end']);
+  });
+
+  it('cancelled before a retry: the plan ends interrupted with its attempts counted; a plan that never ran has no result', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    const c = collector(out, ['a', 'n']);
+    expect(await c.report(report('a', 1, 'failed', false), 1)).toBe(true);
+    await c.markNotRun('a');
+    await c.markNotRun('n');
+    expect(c.pending()).toEqual([]);
+    expect(existsSync(join(out, 'n.md'))).toBe(false);
+    const rows = await readRows(out, [{ id: 'a', path: '/repo/plans/a.md' }], new Map());
+    expect(rows[0]).toMatchObject({ outcome: 'interrupted', attempts: 1 });
+    expect(readFileSync(join(out, 'a.md'), 'utf8')).toContain('- Earlier attempts: attempts/a.attempt-1.md');
   });
 
   it('ignores a final report from an attempt the plan has moved past (a worker that lost its lock)', async () => {

@@ -2,7 +2,7 @@
 // and as workers (`ralph worker`), each worker with its own workdir, a bare repository on disk
 // as the remote, Debian's redis-server with persistence on, and the scripted agent of
 // test/fixtures/batch/agent.mjs. Needs dist/ (npm run build).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
@@ -397,6 +397,22 @@ describe('ralph batch --queue refuses what cannot work, before anything is enque
     expect(await r.exited).toBe(64);
     expect(r.stderr).toMatch(/^ralph: cannot queue the batch:\n  \S+\/plans\/u2\.md: has changes that are not committed; workers read the plan from commit [0-9a-f]{12}\n  \S+\/plans\/u3\.md: not committed; /);
     expect(r.stderr).not.toContain('u1.md');
+    expect(existsSync(join(w.dir, 'out'))).toBe(false);
+  });
+
+  it('an agent script or config file that differs from the commit (workers run the committed ones)', async () => {
+    const w = ws({ u1: 'complete' });
+    mkdirSync(join(w.repo, 'tools'));
+    copyFileSync(w.agent, join(w.repo, 'tools', 'agent.mjs'));
+    writeFileSync(join(w.repo, 'ralph.config.yaml'), ['agent: scripted', 'agents:', '  scripted:', `    command: [${JSON.stringify(process.execPath)}, tools/agent.mjs]`, ''].join('\n'));
+    git(w.repo, 'add', '.');
+    git(w.repo, 'commit', '-q', '-m', 'agent');
+    git(w.repo, 'push', '-q');
+    writeFileSync(join(w.repo, 'tools', 'agent.mjs'), '// changed, not committed\n', { flag: 'a' });
+    writeFileSync(join(w.repo, 'ralph.config.yaml'), '# changed\n', { flag: 'a' });
+    const r = ralph(['batch', 'plans', '--queue', 'redis://127.0.0.1:1', '--out', join(w.dir, 'out')], w.repo);
+    expect(await r.exited).toBe(64);
+    expect(r.stderr).toMatch(/^ralph: workers run these files as committed in [0-9a-f]{12}, and they differ from it:\n {2}ralph\.config\.yaml: modified \(config file the workers read\)\n {2}tools\/agent\.mjs: modified \(command of agent scripted\)\n/);
     expect(existsSync(join(w.dir, 'out'))).toBe(false);
   });
 

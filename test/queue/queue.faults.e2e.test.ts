@@ -9,11 +9,13 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
+import { isRunning } from '../helpers/processes.js';
 import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 import { fluxDriveProblems, git, killQuietly, killStarted, processesMentioning, ralph, read, results, startWorker, until, workerRuns, workspace, type Workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the queued-batch fault tests');
 const BWRAP = findProgram('RALPH_BWRAP', ['bwrap']);
+const SETPRIV_RUNS = RUNS && systemDepAvailable('the agent-dies-with-its-worker test', findProgram('RALPH_SETPRIV', ['setpriv']) === undefined ? 'no setpriv on PATH' : undefined, 'Install util-linux (Debian: it is essential; setpriv is in it).');
 const SICK_RUNS = RUNS && systemDepAvailable('the sick-worker test (a workdir on a small tmpfs)', BWRAP === undefined ? 'no bwrap on PATH' : undefined, 'Install it (Debian: apt-get install bubblewrap); .ci/run installs it.');
 
 let redis: RedisServer | null = null;
@@ -157,20 +159,39 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
   it('every worker killed mid-plan and restarted on its workdir: the orphaned agents are stopped, each branch holds only its own plan\'s files', async () => {
     const plans = Object.fromEntries(['l1', 'l2', 'l3', 'l4'].map((id) => [id, 'slow-write 6000']));
     const w = ws(plans);
+    // The repository names the agent (not the workers' flags, whose agents die with their worker):
+    // its orphans are what a restarted worker must find and stop.
+    writeFileSync(join(w.repo, 'ralph.config.yaml'), ['agent: scripted', 'agents:', '  scripted:', `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(w.agent)}]`, ''].join('\n'));
+    git(w.repo, 'add', 'ralph.config.yaml');
+    git(w.repo, 'commit', '-q', '-m', 'config');
+    git(w.repo, 'push', '-q');
     const url = queueUrl();
-    const first = [await startWorker(w, url, 'w1', { concurrency: 2 }), await startWorker(w, url, 'w2', { concurrency: 2 })];
+    const own = { concurrency: 2, command: false } as const;
+    const first = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => first.flatMap((x) => workerRuns(x.workdir)).length === 4, 30_000, 'four plans started');
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
-    const again = [await startWorker(w, url, 'w1', { concurrency: 2 }), await startWorker(w, url, 'w2', { concurrency: 2 })];
-    expect(again.map((x) => x.stderr).join('')).toMatch(/stopped \d+ process\(es\) left running by an earlier worker/);
+    const again = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(['l1.md', 'l2.md', 'l3.md', 'l4.md']);
     expect(fluxDriveProblems(out)).toEqual([]);
     const id = batchIdOf(out);
     for (const plan of Object.keys(plans)) expect(workFiles(w, `ralph/${id}/${plan}`)).toEqual([`work-${plan}.txt`]);
+    expect(again.map((x) => x.stderr).join('')).toMatch(/stopped \d+ process\(es\) left running by an earlier worker/);
+  });
+
+  it.skipIf(!SETPRIV_RUNS)('a worker killed with SIGKILL takes its agent with it (setpriv --pdeathsig)', async () => {
+    const w = ws({ h1: 'hang' });
+    const url = queueUrl();
+    const worker = await startWorker(w, url, 'w1');
+    const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out')], w.repo);
+    await until(() => workerRuns(worker.workdir).some((d) => existsSync(join(d, 'agent.pid'))), 30_000, 'the agent started');
+    const agentPid = Number(readFileSync(join(workerRuns(worker.workdir)[0]!, 'agent.pid'), 'utf8'));
+    worker.child.kill('SIGKILL');
+    await until(() => !isRunning(agentPid), 10_000, 'the agent ended with its worker');
+    coordinator.child.kill('SIGKILL');
   });
 
   it.skipIf(!SICK_RUNS)('a worker whose disk fills hands back what it holds, says why and exits 1; a healthy worker runs the plans', async () => {
@@ -194,6 +215,24 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     expect(results(out)).toEqual(['f1.md', 'f2.md']);
     expect(read(out, 'f1.md')).toContain('- Outcome: complete');
     expect(read(out, 'attempts/f1.attempt-1.md')).toMatch(/handed back to the queue: worker \S+ could not use its workdir/);
+  });
+
+  it('a second coordinator queuing the same plans is told so', async () => {
+    const w = ws({ t1: 'complete', t2: 'complete' });
+    const url = queueUrl();
+    const queue = new Queue('ralph', { connection: connection(url) });
+    try {
+      const first = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out1')], w.repo);
+      await settled(() => queue.getWaitingCount(), (n) => n === 2, 'the first batch queued');
+      const second = ralph(['batch', 'plans/t1.md', '--queue', url, '--out', join(w.dir, 'out2')], w.repo);
+      await until(() => second.stderr.includes('warning: batch '), 20_000, 'the second coordinator warns');
+      expect(second.stderr).toMatch(new RegExp(`warning: batch ${batchIdOf(join(w.dir, 'out1'))} has 1 of these plans queued or running too \\(plans/t1\\.md\\): both batches run them`));
+      for (const c of [first, second]) c.child.kill('SIGINT');
+      expect(await first.exited).toBe(130);
+      expect(await second.exited).toBe(130);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('refuses what cannot work: no secret, an agent command for the workers, a database Redis does not have, a --workdir that is a file (64, one line)', async () => {
