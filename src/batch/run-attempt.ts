@@ -11,6 +11,7 @@ import { progressLine, renderHeader } from './result-file.js';
 import type { AttemptOutcome, BatchPlan, RunPlanFn, SharedExecOptions } from './types.js';
 import { ensureWorktree, insideWorktree, planInWorktree } from './worktree.js';
 import { attemptExitCode, endingOf, message, runBounded } from './bounded-run.js';
+import { withCheckpoints } from '../deliver/checkpoint.js';
 
 export const RUNS_DIR = 'runs';
 export const WORKTREES_DIR = 'worktrees';
@@ -44,6 +45,8 @@ export interface AttemptContext {
   isolation: Isolation | null;
   /** The config file's agents, defaults and hooks for the run (docs/config.md). */
   extras?: RunExtras;
+  /** --checkpoint: a commit on the plan's branch after every iteration that changed files (docs/deliver.md#checkpoints). */
+  checkpoints?: { squash: boolean };
   emit: (e: BatchEvent) => void;
   now: () => Date;
 }
@@ -113,11 +116,13 @@ export async function runAttempt(ctx: AttemptContext): Promise<AttemptEnd> {
       // rendering progress must never break the run
     }
   };
+  const extras: RunExtras = { ...ctx.extras };
+  if (iso && ctx.checkpoints) extras.lifecycle = withCheckpoints(ctx.extras?.lifecycle, { kind: 'worktree', worktree: iso.worktree, branch: iso.branch });
   const run = await runBounded({
     signal: ctx.batchSignal,
     planTimeoutMs: ctx.planTimeoutMs,
     graceMs: ctx.stragglerGraceMs,
-    run: (signal) => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { ...ctx.extras, signal, onEvent, wantOutput: ctx.wantOutput, sharedLimits: ctx.sharedLimits }),
+    run: (signal) => ctx.runPlan({ ...ctx.exec, planPath, cwd, runDir }, { ...extras, signal, onEvent, wantOutput: ctx.wantOutput, sharedLimits: ctx.sharedLimits }),
   });
   const { outcome, reason, result } = endingOf(run, ctx.planTimeoutMs, ctx.stragglerGraceMs);
   return ended(outcome, reason, result, planPath);

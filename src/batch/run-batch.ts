@@ -50,6 +50,8 @@ export interface BatchDeps {
   extras?: RunExtras;
   /** --pr: delivers each plan's branch after its last attempt (docs/deliver.md); needs worktree isolation. */
   deliver?: DeliverFn;
+  /** --checkpoint: a commit after every iteration that changed files; `squash` folds them at the end. */
+  checkpoints?: { squash: boolean };
 }
 
 /** The loop's runPlan, loaded when first needed so the batch module does not pull it in for tests. */
@@ -115,6 +117,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
   const runPlan = deps.runPlan ?? (await loadRunPlan());
   const file = resumed ? await resumedBatch(options, now) : await newBatch(options, now);
   const { out } = file;
+  if (deps.checkpoints && !file.repo) throw new UsageError('--checkpoint commits on each plan\'s branch, and this batch runs its plans in one shared folder (--isolate none)');
   if (deps.deliver && !file.repo) throw new UsageError('--pr needs each plan on its own branch, and this batch runs its plans in one shared folder (--isolate none)');
   await writeBatchFile(out, file);
 
@@ -164,6 +167,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps = {}): Pro
           stragglerGraceMs: deps.stragglerGraceMs ?? STRAGGLER_GRACE_MS,
           isolation: isolationOf(plan),
           ...(deps.deliver ? { deliver: deps.deliver } : {}),
+          ...(deps.checkpoints ? { checkpoints: deps.checkpoints } : {}),
           ...(deps.extras ? { extras: deps.extras } : {}),
           emit,
           now,

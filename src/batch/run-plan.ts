@@ -4,6 +4,7 @@
 import { rename } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
 import { branchHead, commitPlanBranch, planCommitMessage } from './commit-plan-branch.js';
+import { squashWorktree } from '../deliver/checkpoint.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { indexFindings, readFindings, verdictOf, type IndexedFinding } from './findings-index.js';
 import { moveAside, partialPath, resultPath } from './partial-file.js';
@@ -30,6 +31,8 @@ async function commitAttempt(ctx: PlanContext, end: AttemptEnd, attempt: number)
   const message = planCommitMessage({ plan: ctx.plan.id, planPath: ctx.plan.path, outcome: end.outcome, reason: end.reason, run: runId, attempt });
   try {
     await commitPlanBranch({ cwd: iso.worktree, branch: iso.branch, message });
+    // deliver.squash: the checkpoints (and the agent's own commits) folded into this one commit.
+    if (ctx.checkpoints?.squash) await squashWorktree(iso.worktree, iso.base, message);
   } catch (error) {
     ctx.emit({ type: 'warning', plan: ctx.plan.id, message: `could not commit the work of ${ctx.plan.id} on ${iso.branch}: ${(error as Error).message}` });
   }

@@ -18,6 +18,7 @@ interface BatchFlags extends RawExecFlags {
   queue?: string;
   allowDirty?: boolean;
   pr?: PrFlag;
+  checkpoint?: boolean;
 }
 
 /** exec's options minus the ones that name one run's files (each plan has its own) and batch's own --resume. */
@@ -41,7 +42,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
     .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine (docs/queue.md)')
-    .addOption(prOption());
+    .addOption(prOption())
+    .option('--checkpoint', "commit on each plan's branch after every iteration that changed files (default: deliver.checkpoint; deliver.squash folds them into one at the end)");
   addExecOptions(command);
   // Each plan of a batch has its own run directory and summary: these two exec options are refused here.
   for (const option of command.options) if (option.long === '--run-dir' || option.long === '--summary') option.hideHelp();
@@ -90,6 +92,12 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     const prMode = flags.pr ?? project.config.deliver.pr ?? 'off';
     let deliver: BatchDeps['deliver'];
     let isolate = flags.isolate ?? defaults.isolate;
+    const checkpoint = flags.checkpoint ?? project.config.deliver.checkpoint ?? false;
+    if (checkpoint && flags.queue !== undefined) throw new UsageError('--checkpoint does not apply to a queued batch yet (docs/deliver.md)');
+    if (checkpoint && flags.resume === undefined && prMode === 'off') {
+      if (isolate === 'none') throw new UsageError('--checkpoint commits on each plan\'s own branch, and --isolate none shares one folder', 'leave --isolate out (with --checkpoint each plan gets its own worktree)');
+      isolate = 'worktree';
+    }
     if (prMode !== 'off') {
       if (flags.queue !== undefined) throw new UsageError('--pr does not apply to a queued batch yet: open pull requests after it with a local batch, or push the ralph/<batch>/<plan> branches yourself (docs/deliver.md)');
       if (flags.resume === undefined) {
@@ -113,6 +121,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
       },
       wantOutput: flags.json === true,
       ...(deliver ? { deliver } : {}),
+      ...(checkpoint ? { checkpoints: { squash: project.config.deliver.squash === true } } : {}),
       extras: {
         project: project.config,
         // With --pr, ralph opens the pull requests: the agent gets no GitHub token (docs/deliver.md).

@@ -6,10 +6,13 @@ import { DEFAULTS, EXIT_CODES } from '../contract.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { addExecOptions, execOptionsFrom, type RawExecFlags } from './exec-options.js';
+import { prOption, type PrFlag } from './pr-flag.js';
 
 export interface ExecFlags extends RawExecFlags {
   json?: boolean;
   quiet?: boolean;
+  pr?: PrFlag;
+  checkpoint?: boolean;
 }
 
 export const registerExec: RegisterCommand = (program, ctx) => {
@@ -21,6 +24,8 @@ export const registerExec: RegisterCommand = (program, ctx) => {
   addExecOptions(command)
     .option('--json', 'write every event as NDJSON on stdout, and nothing else there')
     .option('--quiet', "hide the executor's output (ralph's own lines stay)")
+    .addOption(prOption())
+    .option('--checkpoint', 'commit on ralph/<plan>/<run> after every iteration that changed files, leaving your checkout as it is (default: deliver.checkpoint)')
     .addOption(new Option('--resume <run>', 'continue an interrupted run: a run id, or latest; the agent command and options it started with are remembered (options given now override them)'))
     .addHelpText(
       'after',
@@ -42,6 +47,10 @@ invalid plan, 130 interrupted (resume with --resume).`,
     });
 };
 
+function lifecycleOption<T>(lifecycle: T | undefined): { lifecycle?: T } {
+  return lifecycle ? { lifecycle } : {};
+}
+
 export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliContext): Promise<number> {
   // Loaded here so other commands do not pay for the loop's modules at start-up.
   const { runPlan } = await import('../loop/index.js');
@@ -51,6 +60,17 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
   // Loaded here: the config file's schema and the notifiers are for the commands that run plans.
   const { hasLifecycle, loadProject } = await import('./project.js');
   const project = loadProject(options.cwd, ctx.env, flags);
+  // --pr and --checkpoint (docs/deliver.md): the forge is checked now, before the run.
+  const { prepareExecDelivery } = await import('../deliver/index.js');
+  const prMode = flags.pr ?? project.config.deliver.pr ?? 'off';
+  const delivery = await prepareExecDelivery({
+    cwd: options.cwd,
+    env: ctx.env,
+    settings: project.config.deliver,
+    pr: prMode,
+    checkpoint: flags.checkpoint ?? project.config.deliver.checkpoint ?? false,
+  });
+  let runDir: string | undefined;
   const renderer = createRenderer({
     stdout: ctx.stdout,
     stderr: ctx.stderr,
@@ -79,16 +99,24 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
   try {
     const result = await runPlan(options, {
       signal: controller.signal,
-      onEvent: (e) => renderer.onEvent(e),
+      onEvent: (e) => {
+        if (e.type === 'run-start') runDir = e.runDir;
+        renderer.onEvent(e);
+      },
       wantOutput: !flags.quiet,
       onEmergencyExit: (write) => {
         emergency = write;
       },
       // The config file's agents and defaults, its hooks and notifications (docs/config.md).
       project: project.config,
-      hideEnv: project.hideEnv,
-      ...(hasLifecycle(project) ? { lifecycle: createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env, signal: controller.signal }) } : {}),
+      // With --pr, ralph opens the pull request: the agent gets no GitHub token (docs/deliver.md).
+      hideEnv: prMode !== 'off' ? [...project.hideEnv, 'GITHUB_TOKEN', 'GH_TOKEN'] : project.hideEnv,
+      ...lifecycleOption(delivery?.wrap(hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env, signal: controller.signal }) : undefined)),
     });
+    if (delivery && runDir) {
+      const d = await delivery.finish(result, { planPath: options.planPath, runDir });
+      if (d) renderer.note(`ralph: ${d.failed ? 'warning: ' : ''}${d.note}${d.prUrl ? ` ${d.prUrl}` : ''}`);
+    }
     return result.exitCode;
   } finally {
     renderer.close();

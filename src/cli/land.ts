@@ -14,6 +14,7 @@ interface LandFlags {
   check: string[];
   checkTimeout?: number;
   push?: boolean;
+  forge?: boolean;
   json?: boolean;
   out?: string;
   config?: string;
@@ -32,6 +33,7 @@ export const registerLand: RegisterCommand = (program, ctx) => {
     .option('--check <command>', 'also run this on the integrated tree (repeatable; added to land.checks)', collect, [] as string[])
     .option('--check-timeout <duration>', 'limit of each check (default: land.check_timeout, else 30m)', duration('--check-timeout', { min: 1_000, max: 24 * 3_600_000 }))
     .option('--push', 'push the target to its remote once the landing is done')
+    .option('--forge', "land each checked branch by merging its pull request on GitHub (land.merge_method, else merge) instead of moving the target here; the local target follows")
     .option('--out <dir>', 'where land.json and land-report.md go (default: the batch folder, else .ralph/land/<target>)')
     .option('--json', 'print the landing report as JSON on stdout')
     .option('--config <file>', 'use this config file instead of the nearest ralph.config.yaml')
@@ -42,6 +44,16 @@ export const registerLand: RegisterCommand = (program, ctx) => {
       const { land, deliver } = loadProjectConfig(process.cwd(), ctx.env, flags.config);
       const order = flags.order?.split(',').map((s) => s.trim()).filter(Boolean);
       if (flags.order !== undefined && !order?.length) throw new UsageError('--order names no plan or branch');
+      if (flags.forge && flags.push) throw new UsageError('--forge merges on GitHub and --push pushes a target moved here: choose one');
+      // --forge: the forge is checked before anything lands (exit 64), as --pr does before a batch.
+      let forge: { opened: import('../deliver/index.js').OpenedForge; method: 'merge' | 'squash' | 'rebase' } | undefined;
+      if (flags.forge) {
+        const { openForge } = await import('../deliver/index.js');
+        const { git } = await import('../util/git.js');
+        const top = await git(process.cwd(), ['rev-parse', '--show-toplevel']).catch(() => null);
+        if (!top) throw new UsageError('--forge needs a git repository, and the current folder is not in one');
+        forge = { opened: await openForge(top, deliver, ctx.env), method: land.mergeMethod ?? 'merge' };
+      }
       const controller = new AbortController();
       const onSignal = (name: NodeJS.Signals) => {
         if (controller.signal.aborted) process.exit(EXIT_CODES.interrupted);
@@ -63,6 +75,7 @@ export const registerLand: RegisterCommand = (program, ctx) => {
             push: flags.push === true,
             ...(deliver.remote ? { remote: deliver.remote } : {}),
             ...(flags.out ? { out: flags.out } : {}),
+            ...(forge ? { forge } : {}),
           },
           { signal: controller.signal, onLine: (line) => void ctx.stderr.write(`land: ${line}\n`) },
         );

@@ -58,9 +58,14 @@ async function commitsBeyondBase(repo: string, remote: string, base: string, com
   return Number(await git(repo, ['rev-list', '--count', `${ref}..${commit}`]));
 }
 
+/** Whether a plan that ended `outcome` gets a pull request under `mode`. */
+export function wantsPullRequest(mode: PrMode, outcome: string): boolean {
+  return outcome === 'complete' || (mode === 'draft' && DRAFT_OUTCOMES.has(outcome));
+}
+
 export async function deliverPlan(forge: OpenedForge, mode: PrMode, plan: PlanToDeliver): Promise<Delivery> {
   const draft = plan.outcome !== 'complete';
-  if (draft && (mode !== 'draft' || !DRAFT_OUTCOMES.has(plan.outcome))) {
+  if (!wantsPullRequest(mode, plan.outcome)) {
     return { prUrl: null, note: `no pull request: the plan ended ${plan.outcome}${mode === 'draft' ? '' : ' (--pr draft opens drafts for failed, exhausted and blocked plans)'}`, failed: false };
   }
   if (plan.commit === null) return { prUrl: null, note: `no pull request: the plan has no branch ${plan.branch}`, failed: false };

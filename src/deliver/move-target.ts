@@ -16,7 +16,7 @@ export async function checkedOutAt(repo: string, branch: string): Promise<string
   return null;
 }
 
-export async function moveTarget(repo: string, target: string, from: string, to: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function moveTarget(repo: string, target: string, from: string, to: string): Promise<{ ok: true; note?: string } | { ok: false; reason: string }> {
   try {
     const at = await checkedOutAt(repo, target);
     if (at) {

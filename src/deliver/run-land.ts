@@ -16,7 +16,9 @@ import { LAND_REPORT_FILE, renderLandReport, reportOf, type LandReport } from '.
 import { landQueue, type LandItem } from './land-queue.js';
 import { LAND_STATE_FILE, readLandState, writeLandState, type CheckRecord, type LandItemState, type LandState } from './land-state.js';
 import { checkedOutAt, moveTarget } from './move-target.js';
-import { chooseRemote } from './open-forge.js';
+import { chooseRemote, type OpenedForge } from './open-forge.js';
+import { prBranch } from './deliver-plan.js';
+import { landThroughForge } from './land-through-forge.js';
 
 export interface LandOptions {
   cwd: string;
@@ -32,6 +34,8 @@ export interface LandOptions {
   remote?: string;
   /** Where land.json and land-report.md go (default: the batch folder, else .ralph/land/<target>). */
   out?: string;
+  /** --forge: each checked branch lands by merging its pull request on the forge, not by moving the target here. */
+  forge?: { opened: OpenedForge; method: 'merge' | 'squash' | 'rebase' };
 }
 
 export interface LandDeps {
@@ -180,14 +184,18 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
         say(`${item.id}: not landed: ${failed}`);
         continue;
       }
-      const moved = await moveTarget(repo, target, onto, applied.commit);
+      // The pull request's head: ralph/pr/<plan> for a batch's plan, the branch itself otherwise.
+      const moved = o.forge
+        ? await landThroughForge({ repo, target, onto, commit: applied.commit, head: source.batchOut ? prBranch(item.id) : item.branch, ...o.forge })
+        : await moveTarget(repo, target, onto, applied.commit);
       if (!moved.ok) {
         await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto });
         say(`${item.id}: not landed: ${moved.reason}`);
         continue;
       }
-      await set({ id: item.id, branch: item.branch, status: 'landed', commit: applied.commit, onto, checks });
-      say(`${item.id}: landed on ${target} as ${applied.commit.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
+      const landedAs = o.forge ? await head(repo, `refs/heads/${target}`) : applied.commit;
+      await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}) });
+      say(`${item.id}: landed on ${target} as ${landedAs.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
     }
   } finally {
     await removeScratch(repo, scratch);

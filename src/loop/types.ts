@@ -83,6 +83,8 @@ export interface RunResult {
   runDir?: string;
   /** Whether the agent ran sandboxed, and what the sandbox refused (docs/sandbox.md). */
   sandbox?: SandboxResult;
+  /** `ralph exec --pr`: what delivery did, written after the run (docs/deliver.md). */
+  delivery?: { note: string; failed: boolean };
 }
 
 export interface SandboxResult {

@@ -33,6 +33,8 @@ export interface StandInOptions {
   tokens: Record<string, StandInToken>;
   /** The sha of a head branch, asked when a pull request is opened or listed (e.g. from a bare repo). */
   headSha?: (branch: string) => string;
+  /** What a merge does to the repository (e.g. moves the bare repo's base branch); returns the merge's sha. */
+  onMerge?: (pull: StandInPull, method: string) => string;
 }
 
 export interface Request {
@@ -203,7 +205,8 @@ export class GitHubStandIn {
       if (typeof body.sha === 'string' && body.sha !== pull.headSha) return error(409, 'Head branch was modified. Review and try the merge again.');
       pull.state = 'closed';
       pull.merged = true;
-      return send(200, { sha: 'a'.repeat(40), merged: true, message: 'Pull Request successfully merged' });
+      const sha = this.o.onMerge?.(pull, typeof body.merge_method === 'string' ? body.merge_method : 'merge') ?? 'a'.repeat(40);
+      return send(200, { sha, merged: true, message: 'Pull Request successfully merged' });
     }
     return error(404, 'Not Found');
   }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runRalph } from '../helpers/run-ralph.js';
+import { GitHubStandIn } from './github-stand-in.js';
 import { git, makeRepo } from './helpers.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'deliver', 'agent.mjs');
@@ -126,5 +127,39 @@ describe('ralph land (built CLI)', () => {
     expect(git(r.repo, 'log', '--format=%s', `${start}..main`).split('\n')).toEqual(['three', 'two', 'one']);
     expect(['one.txt', 'two.txt', 'three.txt'].every((f) => existsSync(join(r.repo, f)))).toBe(true);
     expect(git(r.repo, 'worktree', 'list')).not.toContain('land-worktree');
+  }, 60_000);
+});
+
+describe('ralph land --forge (built CLI, GitHub stand-in)', () => {
+  it('merges each checked pull request on GitHub, exactly the checked commit, and the local target follows; a failing check merges nothing', async () => {
+    const r = makeRepo({ 'README.md': 'widgets\n' });
+    branch(r.repo, 'feature-one', { 'one.txt': '1\n' });
+    branch(r.repo, 'feature-bad', { 'bad.txt': 'bad\n' });
+    git(r.repo, 'push', '-q', 'origin', 'feature-one', 'feature-bad');
+    const gh = await new GitHubStandIn({
+      owner: 'acme',
+      repo: 'widgets',
+      tokens: { t: { login: 'n', scopes: ['repo'] } },
+      headSha: (b) => r.remoteHead(b) ?? '',
+      // As a merge on GitHub does: the base branch moves (here to the checked head, on top of it).
+      onMerge: (pull) => (execFileSync('git', ['--git-dir', r.bare, 'update-ref', `refs/heads/${pull.base}`, pull.headSha]), pull.headSha),
+    }).start();
+    try {
+      for (const head of ['feature-one', 'feature-bad']) gh.pulls.push({ number: gh.pulls.length + 1, title: head, body: '', head, headSha: r.remoteHead(head)!, base: 'main', draft: false, state: 'open', merged: false });
+      const land = await runRalph(['land', 'feature-one', 'feature-bad', '--forge', '--check', 'test ! -f bad.txt'], { cwd: r.repo, env: { GITHUB_TOKEN: 't', GH_TOKEN: '', GITHUB_API_URL: gh.url } });
+      expect(land.code).toBe(1);
+      expect(land.stderr).toMatch(/feature-one: landed on main as [0-9a-f]{12}/);
+      expect(gh.pulls.map((p) => [p.head, p.merged])).toEqual([
+        ['feature-one', true],
+        ['feature-bad', false],
+      ]);
+      expect(gh.requests.filter((q) => q.method === 'PUT').map((q) => q.path)).toEqual(['/repos/acme/widgets/pulls/1/merge']);
+      // The remote's main and the local main are the checked commit.
+      expect(r.remoteHead('main')).toBe(git(r.repo, 'rev-parse', 'main'));
+      expect(existsSync(join(r.repo, 'one.txt'))).toBe(true);
+      expect(existsSync(join(r.repo, 'bad.txt'))).toBe(false);
+    } finally {
+      await gh.stop();
+    }
   }, 60_000);
 });
