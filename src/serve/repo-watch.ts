@@ -160,9 +160,10 @@ export class RepoWatch extends EventEmitter<Events> {
     const liveBatches = new Set<string>();
     for (const id of batchIds) {
       const bdir = join(batchesDir, id);
+      // Watched before batch.json is there: its arrival is what makes it a batch.
+      this.watchDir(bdir, () => this.refreshBatchSoon(id));
       if (!existsSync(join(bdir, 'batch.json'))) continue;
       liveBatches.add(id);
-      this.watchDir(bdir, () => this.refreshBatchSoon(id));
       const brunsDir = join(bdir, RUN_FILES.runs);
       this.watchDir(brunsDir, () => this.scheduleScan());
       for (const name of subdirs(brunsDir)) wanted.set(batchRunKey(id, name), { batch: id, dir: join(brunsDir, name) });
