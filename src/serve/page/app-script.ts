@@ -133,7 +133,7 @@ export const APP_SCRIPT = String.raw`
       add(main, el('h2', null, 'Workers'));
       var head = add(main, el('p', 'muted', queue.queue + ': ' + queue.running.length + ' plan(s) running, ' + queue.waiting.length + ' waiting'));
       if (queue.error) add(head, el('span', 'warn', ' · ' + queue.error));
-      var t = add(main, table(['worker', 'batch', 'plan', 'attempt', 'iteration', 'heartbeat', 'checkout']));
+      var t = add(main, table(['worker', 'batch', 'plan', 'attempt', 'iteration', 'elapsed', 'heartbeat', 'checkout']));
       t.id = 'workers';
       queue.workers.forEach(function (w) {
         w.plans.forEach(function (p) {
@@ -144,13 +144,15 @@ export const APP_SCRIPT = String.raw`
           cell(tr, p.plan, 'plan');
           cell(tr, p.attempt);
           cell(tr, p.iteration ? p.iteration + ' of ' + p.maxIterations : 'starting');
+          ticking(cell(tr, ''), elapsed, p);
           ticking(cell(tr, ''), function () { return p.heartbeat ? dur(since(p.heartbeat)) + ' ago' : ''; }, p);
           cell(tr, p.checkout || '', 'mono');
         });
       });
       queue.waiting.forEach(function (p) {
         var tr = add(t.tBodies[0], el('tr'));
-        cell(tr, 'waiting', 'muted'); cell(tr, p.batch); cell(tr, p.plan, 'plan'); cell(tr, ''); cell(tr, ''); cell(tr, ''); cell(tr, '');
+        cell(tr, 'waiting', 'muted'); cell(tr, p.batch); cell(tr, p.plan, 'plan');
+        for (var i = 0; i < 5; i++) cell(tr, '');
       });
     }
     connect('/api/events', {
