@@ -255,6 +255,7 @@ export const APP_SCRIPT = String.raw`
     box.onchange = function () { log.className = box.checked ? 'words-only' : ''; };
     add(main, el('h2', null, 'Files'));
     var files = add(main, el('div')); files.id = 'files';
+    add(files, el('p', 'muted', 'result.json and the other files of the run, once it ended.'));
     var filesFor = '';
 
     var drawSummary = scheduler(function () {
@@ -297,7 +298,7 @@ export const APP_SCRIPT = String.raw`
         it.gates.forEach(function (g) { add(checks, el('div', g.accepted ? 'ok' : 'warn', (g.accepted ? 'accepted: ' : 'rejected: ') + g.reason)); });
         cell(tr, it.signals.join(', '), 'mono');
         cell(tr, it.tools || '');
-        cell(tr, it.stops.concat(it.waits).concat(it.nearMisses ? [it.nearMisses + ' near miss(es)'] : []).join('\n'), 'warn');
+        cell(tr, it.stops.concat(it.waits).concat(it.nearMisses ? [it.nearMisses + ' near miss(es)'] : []).join('\n'), 'warn notes-cell');
       });
       var fb = findings.tBodies[0];
       fb.textContent = '';
