@@ -63,7 +63,9 @@ describe.skipIf(!RUNS)('ralph serve during a batch', { timeout: 240_000 }, () =>
       expect(await outcome('a')).toBe('complete');
       expect([await state('b'), await state('c')]).toEqual(['running', 'running']);
 
-      // b's agent printed a <script>: on its run page, as text.
+      // b's agent printed a <script>: as text on the overview, as what it said last,
+      await expect.poll(() => page.textContent('section.batch tr[data-plan="b"] .words', look).catch(() => null), { timeout: 60_000 }).toBe('<script>window.__pwned = 1; alert(1)</script> red <img src=x onerror="window.__pwned=2">');
+      // and on its run page.
       const bKey = (await page.getAttribute('section.batch tr[data-plan="b"]', 'data-key'))!;
       const b = await openPage(browser!, `${serve.url}run?key=${encodeURIComponent(bKey)}`);
       await expect.poll(() => b.page.locator('#transcript div').allTextContents(), { timeout: 60_000 }).toContain('<script>window.__pwned = 1; alert(1)</script> red <img src=x onerror="window.__pwned=2">');

@@ -100,6 +100,7 @@ export const APP_SCRIPT = String.raw`
     cell(tr, money(r.costUsd), 'cost');
     var tool = ticking(cell(tr, '', 'tool'), lastTool, r);
     if (r.state === 'done') tool.removeAttribute('data-tick');
+    cell(tr, r.lastWords || '', 'words');
     var n = cell(tr, notes(r), 'warn notes');
     if (r.lastWarning || r.lastNearMiss) n.setAttribute('title', r.lastWarning || r.lastNearMiss);
     var out = cell(tr, '', 'outcome-cell');
@@ -109,7 +110,7 @@ export const APP_SCRIPT = String.raw`
     } else if (r.state === 'stale' || r.state === 'dead') add(out, el('div', 'muted reason', r.why));
     return tr;
   }
-  var RUN_HEADS = ['run', 'plan', 'state', 'task', 'iteration', 'elapsed', 'cost', 'last tool', 'notes', 'outcome'];
+  var RUN_HEADS = ['run', 'plan', 'state', 'task', 'iteration', 'elapsed', 'cost', 'last tool', 'last words', 'notes', 'outcome'];
 
   function overview() {
     var runs = {}, batches = {}, queue = null;

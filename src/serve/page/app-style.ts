@@ -14,6 +14,7 @@ th { font-weight: 600; font-size: 12px; color: var(--muted); }
 td { overflow-wrap: anywhere; }
 td.iteration, td.elapsed, td.cost, td.plan { white-space: nowrap; }
 td.checks div, td.decision, td.notes-cell { white-space: pre-wrap; }
+td.words { font-family: ui-monospace, monospace; font-size: 12px; color: var(--muted); max-width: 24rem; }
 .muted { color: var(--muted); }
 .mono, .tool { font-family: ui-monospace, monospace; font-size: 12px; }
 .state { font-weight: 600; white-space: nowrap; }
