@@ -8,7 +8,8 @@
 // stops it), and nothing is kept but the last snapshot.
 import { Queue } from 'bullmq';
 import { QUEUE } from '../contract.js';
-import { oneLine } from '../batch/one-line.js';
+import { oneLine as plainLine } from '../batch/one-line.js';
+import { stripControl } from '../ui/sanitize.js';
 import type { JobProgress, QueueJobData } from '../queue/job.js';
 import { openRedis } from '../queue/redis-connection.js';
 import type { QueueUrl } from '../queue/redis-url.js';
@@ -38,6 +39,7 @@ export interface QueueSnapshot {
 }
 
 // Anyone who can write to the Redis can write these fields: one plain, bounded line each.
+const oneLine = (text: string, max: number): string => plainLine(stripControl(text), max);
 const t = (v: unknown, max = 300): string | null => (typeof v === 'string' ? oneLine(v, max) : typeof v === 'number' ? String(v) : null);
 const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 

@@ -14,6 +14,8 @@ import { LineFollower } from './growing-file.js';
 import { emptyDigest, foldLines, type RunDigest } from './run-digest.js';
 import { BATCHES, batchRunKey, singleRunKey } from './run-key.js';
 import { summarize, type RunSummary } from './run-summary.js';
+import { lastWords } from './last-words.js';
+import { isStreamFormat } from './transcript-items.js';
 
 export interface BatchPlanRow {
   id: string;
@@ -55,6 +57,7 @@ interface RunEntry {
   summary: RunSummary | null;
   json: string;
   timer: NodeJS.Timeout | null;
+  watchingLogs: boolean;
 }
 
 type Events = { run: [RunSummary]; batch: [BatchSummary] };
@@ -160,9 +163,10 @@ export class RepoWatch extends EventEmitter<Events> {
     const liveBatches = new Set<string>();
     for (const id of batchIds) {
       const bdir = join(batchesDir, id);
+      // Watched before batch.json is there: its arrival is what makes it a batch.
+      this.watchDir(bdir, () => this.refreshBatchSoon(id));
       if (!existsSync(join(bdir, 'batch.json'))) continue;
       liveBatches.add(id);
-      this.watchDir(bdir, () => this.refreshBatchSoon(id));
       const brunsDir = join(bdir, RUN_FILES.runs);
       this.watchDir(brunsDir, () => this.scheduleScan());
       for (const name of subdirs(brunsDir)) wanted.set(batchRunKey(id, name), { batch: id, dir: join(brunsDir, name) });
@@ -171,12 +175,13 @@ export class RepoWatch extends EventEmitter<Events> {
       if (wanted.has(key)) continue;
       if (e.timer) clearTimeout(e.timer);
       this.unwatch(e.paths.dir);
+      this.unwatch(e.paths.iterations);
       this.runs.delete(key);
     }
     for (const [key, w] of wanted) {
       if (this.runs.has(key)) continue;
       const paths = runPaths(w.dir);
-      const entry: RunEntry = { key, batch: w.batch, paths, events: new LineFollower(paths.events), digest: emptyDigest(), summary: null, json: '', timer: null };
+      const entry: RunEntry = { key, batch: w.batch, paths, events: new LineFollower(paths.events), digest: emptyDigest(), summary: null, json: '', timer: null, watchingLogs: false };
       this.runs.set(key, entry);
       this.watchDir(paths.dir, () => this.refreshSoon(entry));
       this.refresh(entry);
@@ -208,7 +213,17 @@ export class RepoWatch extends EventEmitter<Events> {
     foldLines(e.digest, e.events.readLines().join('\n'));
     const view = viewRun(e.paths, this.now());
     if (!view.state && !view.result && !view.status) return; // not a run yet
-    const summary = summarize(e.key, e.batch, view, e.digest);
+    const live = view.health === 'running' || view.health === 'stale';
+    // While it runs, its transcripts are watched too: what the agent says changes no other file.
+    if (live && this.watchDir(e.paths.iterations, () => this.refreshSoon(e))) e.watchingLogs = true;
+    else if (!live && e.watchingLogs) {
+      this.unwatch(e.paths.iterations);
+      e.watchingLogs = false;
+    }
+    const format = e.digest.streamFormat ?? view.state?.settings?.streamFormat;
+    const iteration = view.status?.iteration ?? e.digest.iteration;
+    const words = live && iteration > 0 ? lastWords(e.paths, iteration, isStreamFormat(format) ? format : 'text') : null;
+    const summary = summarize(e.key, e.batch, view, e.digest, words);
     const json = JSON.stringify(summary);
     if (json === e.json) return;
     e.summary = summary;

@@ -34,6 +34,8 @@ export interface RunSummary {
   endedAt: string | null;
   costUsd: number | null;
   lastTool: RunDigest['lastTool'];
+  /** The last line of the agent's own words in the current iteration, while the run is live. */
+  lastWords: string | null;
   nearMisses: number;
   lastNearMiss: string | null;
   warnings: number;
@@ -57,7 +59,7 @@ function tasksOf(status: unknown): TaskState[] | null {
   });
 }
 
-export function summarize(key: string, batch: string | null, v: RunView, d: RunDigest): RunSummary {
+export function summarize(key: string, batch: string | null, v: RunView, d: RunDigest, words: string | null = null): RunSummary {
   const s = v.status;
   const ended = v.result !== undefined && v.health === v.result.outcome;
   const state: LiveState = ended ? 'done' : v.health === 'stale' ? 'stale' : v.health === 'dead' ? 'dead' : (LIVE[s?.state ?? ''] ?? 'running');
@@ -80,6 +82,7 @@ export function summarize(key: string, batch: string | null, v: RunView, d: RunD
     endedAt: ended ? (v.result?.endedAt ?? null) : null,
     costUsd: v.result?.costUsd ?? d.costUsd ?? v.state?.costUsd ?? null,
     lastTool: d.lastTool,
+    lastWords: ended ? null : words,
     nearMisses: d.nearMisses,
     lastNearMiss: d.lastNearMiss,
     warnings: Math.max(d.warnings, v.result?.warnings.length ?? 0),

@@ -235,13 +235,19 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     json(res, answer.asked ? { ok: true, message: `asked run ${answer.runId} to stop after its current iteration` } : { ok: false, message: `run ${answer.runId} is not running (${answer.health}): nothing to stop` }, answer.asked ? 200 : 409);
   }
 
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(o.port ?? 0, host, () => {
-      server.off('error', fail);
-      done();
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(o.port ?? 0, host, () => {
+        server.off('error', fail);
+        done();
+      });
     });
-  });
+  } catch (error) {
+    clearInterval(ping);
+    watch.close();
+    throw error;
+  }
   port = (server.address() as { port: number }).port;
   return {
     url: `${origin()}/`,

@@ -45,6 +45,9 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     run.nextIteration();
     run.event({ type: 'tool', iteration: 1, name: 'Bash', summary: 'npm test', phase: 'call' });
     await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('running');
+    // What the agent says shows up while it runs, with no other file changing.
+    run.say('Running the tests now.\n');
+    await expect.poll(() => page.textContent(`${row(run.id)} .words`)).toBe('Running the tests now.');
     expect(await page.textContent(`${row(run.id)} .tool`)).toMatch(/^Bash\(npm test\) · \d+s$/);
     expect(await page.textContent(`${row(run.id)} .iteration`)).toBe('1 of 5');
 

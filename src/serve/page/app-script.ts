@@ -100,6 +100,7 @@ export const APP_SCRIPT = String.raw`
     cell(tr, money(r.costUsd), 'cost');
     var tool = ticking(cell(tr, '', 'tool'), lastTool, r);
     if (r.state === 'done') tool.removeAttribute('data-tick');
+    cell(tr, r.lastWords || '', 'words');
     var n = cell(tr, notes(r), 'warn notes');
     if (r.lastWarning || r.lastNearMiss) n.setAttribute('title', r.lastWarning || r.lastNearMiss);
     var out = cell(tr, '', 'outcome-cell');
@@ -109,7 +110,7 @@ export const APP_SCRIPT = String.raw`
     } else if (r.state === 'stale' || r.state === 'dead') add(out, el('div', 'muted reason', r.why));
     return tr;
   }
-  var RUN_HEADS = ['run', 'plan', 'state', 'task', 'iteration', 'elapsed', 'cost', 'last tool', 'notes', 'outcome'];
+  var RUN_HEADS = ['run', 'plan', 'state', 'task', 'iteration', 'elapsed', 'cost', 'last tool', 'last words', 'notes', 'outcome'];
 
   function overview() {
     var runs = {}, batches = {}, queue = null;
@@ -133,7 +134,7 @@ export const APP_SCRIPT = String.raw`
       add(main, el('h2', null, 'Workers'));
       var head = add(main, el('p', 'muted', queue.queue + ': ' + queue.running.length + ' plan(s) running, ' + queue.waiting.length + ' waiting'));
       if (queue.error) add(head, el('span', 'warn', ' · ' + queue.error));
-      var t = add(main, table(['worker', 'batch', 'plan', 'attempt', 'iteration', 'heartbeat', 'checkout']));
+      var t = add(main, table(['worker', 'batch', 'plan', 'attempt', 'iteration', 'elapsed', 'heartbeat', 'checkout']));
       t.id = 'workers';
       queue.workers.forEach(function (w) {
         w.plans.forEach(function (p) {
@@ -144,13 +145,15 @@ export const APP_SCRIPT = String.raw`
           cell(tr, p.plan, 'plan');
           cell(tr, p.attempt);
           cell(tr, p.iteration ? p.iteration + ' of ' + p.maxIterations : 'starting');
+          ticking(cell(tr, ''), elapsed, p);
           ticking(cell(tr, ''), function () { return p.heartbeat ? dur(since(p.heartbeat)) + ' ago' : ''; }, p);
           cell(tr, p.checkout || '', 'mono');
         });
       });
       queue.waiting.forEach(function (p) {
         var tr = add(t.tBodies[0], el('tr'));
-        cell(tr, 'waiting', 'muted'); cell(tr, p.batch); cell(tr, p.plan, 'plan'); cell(tr, ''); cell(tr, ''); cell(tr, ''); cell(tr, '');
+        cell(tr, 'waiting', 'muted'); cell(tr, p.batch); cell(tr, p.plan, 'plan');
+        for (var i = 0; i < 5; i++) cell(tr, '');
       });
     }
     connect('/api/events', {
@@ -253,6 +256,7 @@ export const APP_SCRIPT = String.raw`
     box.onchange = function () { log.className = box.checked ? 'words-only' : ''; };
     add(main, el('h2', null, 'Files'));
     var files = add(main, el('div')); files.id = 'files';
+    add(files, el('p', 'muted', 'result.json and the other files of the run, once it ended.'));
     var filesFor = '';
 
     var drawSummary = scheduler(function () {
@@ -295,7 +299,7 @@ export const APP_SCRIPT = String.raw`
         it.gates.forEach(function (g) { add(checks, el('div', g.accepted ? 'ok' : 'warn', (g.accepted ? 'accepted: ' : 'rejected: ') + g.reason)); });
         cell(tr, it.signals.join(', '), 'mono');
         cell(tr, it.tools || '');
-        cell(tr, it.stops.concat(it.waits).concat(it.nearMisses ? [it.nearMisses + ' near miss(es)'] : []).join('\n'), 'warn');
+        cell(tr, it.stops.concat(it.waits).concat(it.nearMisses ? [it.nearMisses + ' near miss(es)'] : []).join('\n'), 'warn notes-cell');
       });
       var fb = findings.tBodies[0];
       fb.textContent = '';

@@ -13,6 +13,8 @@ th, td { text-align: left; vertical-align: top; padding: .25rem .5rem; border-bo
 th { font-weight: 600; font-size: 12px; color: var(--muted); }
 td { overflow-wrap: anywhere; }
 td.iteration, td.elapsed, td.cost, td.plan { white-space: nowrap; }
+td.checks div, td.decision, td.notes-cell { white-space: pre-wrap; }
+td.words { font-family: ui-monospace, monospace; font-size: 12px; color: var(--muted); max-width: 24rem; }
 .muted { color: var(--muted); }
 .mono, .tool { font-family: ui-monospace, monospace; font-size: 12px; }
 .state { font-weight: 600; white-space: nowrap; }
@@ -26,7 +28,7 @@ td.iteration, td.elapsed, td.cost, td.plan { white-space: nowrap; }
 .facts dt { color: var(--muted); } .facts dd { margin: 0; overflow-wrap: anywhere; }
 #transcript { font-family: ui-monospace, monospace; font-size: 12px; max-height: 32rem; overflow: auto; border: 1px solid var(--line); padding: .4rem; }
 #transcript div { white-space: pre-wrap; overflow-wrap: anywhere; }
-#transcript .tool { color: #2e86c1; } #transcript .output { color: var(--muted); } #transcript .note { color: var(--warn); font-style: italic; }
+#transcript .tool { color: #2e86c1; } #transcript .tool::before { content: '▸ '; } #transcript .output { color: var(--muted); } #transcript .note { color: var(--warn); font-style: italic; }
 #transcript.words-only .output, #transcript.words-only .tool { display: none; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; background: #8881; padding: .4rem; max-height: 30rem; overflow: auto; }
 button { font: inherit; padding: .2rem .7rem; }
