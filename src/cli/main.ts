@@ -15,6 +15,7 @@ import { registerConfig } from './config.js';
 import { registerWorker } from './worker.js';
 import { registerInit } from './init.js';
 import { registerRuns } from './runs.js';
+import { registerSandbox } from './sandbox.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -28,6 +29,7 @@ const COMMANDS: RegisterCommand[] = [
   registerBatch,
   registerConfig,
   registerWorker,
+  registerSandbox,
 ];
 
 export async function main(
