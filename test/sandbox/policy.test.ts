@@ -40,6 +40,7 @@ describe('the policy', () => {
   it('a worktree commits into the repository git folder, whose hooks and config stay read-only', () => {
     const p = buildPolicy({ ...base, gitCommonDir: '/w/main/.git' });
     expect(mayWrite(p, '/w/main/.git/objects/ab/cdef')).toBe(true);
+    expect(mayWrite(p, '/w/repo/.git')).toBe(false);
     expect(mayWrite(p, '/w/main/.git/hooks/pre-commit')).toBe(false);
     expect(mayWrite(p, '/w/main/.git/config')).toBe(false);
   });
