@@ -20,6 +20,11 @@ export interface Preflight {
 }
 
 export async function preflight(p: Preflight): Promise<{ base: string | null }> {
+  // `--sandbox on` where the sandbox cannot start: the batch is refused whole (exit 64), not each plan.
+  if (p.exec.sandbox === 'on') {
+    const { decideSandbox } = await import('../sandbox/index.js');
+    decideSandbox({ mode: 'on', modeFrom: 'flag' });
+  }
   const execCwd = p.exec.cwd ? resolve(p.cwd, p.exec.cwd) : p.cwd;
   const inputs: BatchInput[] = [];
   const problems: Problem[] = [];

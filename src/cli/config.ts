@@ -24,7 +24,7 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     .option('--out <dir>', 'as for ralph batch')
     .addOption(new Option('--isolate <mode>', 'as for ralph batch').choices(['worktree', 'none']))
     .option('--plan-timeout <duration>', 'as for ralph batch', duration('--plan-timeout', LIMITS.planTimeoutMs));
-  addExecOptions(command).action(async (planPath: string | undefined, flags: ConfigFlags) => {
+  addExecOptions(command, { sandboxPolicy: true }).action(async (planPath: string | undefined, flags: ConfigFlags) => {
     const { effectiveSettings, agentRows } = await import('../config/effective.js');
     const { loadPlan } = await import('../plan/index.js');
     const options = execOptionsFrom(flags, ctx.passThrough, process.cwd());
@@ -49,8 +49,12 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
       (list ?? []).map((h) => ({ hook, run: project.redact(h.run), ...(h.timeoutMs !== undefined ? { timeoutMs: h.timeoutMs } : {}), source: project.config.where[`hooks.${hook}`] ?? 'config file' })),
     );
     const file = project.config.file;
+    // The sandbox: the mode in effect here and why; with --sandbox, the policy itself (docs/sandbox.md).
+    const { sandboxView } = await import('./sandbox-view.js');
+    const sandbox = await sandboxView({ options, plan, project: project.config, env: ctx.env, withPolicy: flags.sandbox !== undefined });
+    settings.push(sandbox.row);
     if (flags.json) {
-      ctx.stdout.write(`${JSON.stringify({ file, settings, agents, notify: targets, hooks, secrets: project.hideEnv }, null, 2)}\n`);
+      ctx.stdout.write(`${JSON.stringify({ file, settings, agents, notify: targets, hooks, secrets: project.hideEnv, ...(sandbox.json ? { sandbox: sandbox.json } : {}) }, null, 2)}\n`);
       return;
     }
     const out: string[] = [file ? `config file: ${file}` : `config file: none (no ${CONFIG_FILE} in ${options.cwd} or a folder above it)`, ''];
@@ -64,6 +68,7 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     out.push('', hooks.length ? 'hooks:' : 'hooks: none');
     for (const h of hooks) out.push(`  ${h.hook}: ${h.run}${h.timeoutMs !== undefined ? ` (timeout ${h.timeoutMs / 1000}s)` : ''}  (${h.source})`);
     if (project.hideEnv.length) out.push('', `kept from the agent: ${project.hideEnv.join(', ')}`);
+    if (sandbox.lines.length) out.push('', ...sandbox.lines);
     ctx.stdout.write(`${out.join('\n')}\n`);
   });
 };

@@ -41,7 +41,8 @@ const size = (name: string, range: Range) => (value: string) => {
   return bytes;
 };
 
-export function addExecOptions(command: Command): Command {
+/** `sandboxPolicy`: `ralph config`, where a bare `--sandbox` asks for the policy itself. */
+export function addExecOptions(command: Command, o: { sandboxPolicy?: boolean } = {}): Command {
   return command
     .addOption(new Option('--executor <name>', "which executor runs the plan (default: command when -- is given, else the plan's executor, else anthropic when ANTHROPIC_API_KEY is set)").choices(EXECUTOR_NAMES))
     .option('--agent <name>', `run a known agent CLI unattended (${Object.keys(AGENT_PRESETS).join(', ')}); args after -- are added to its command`)
@@ -66,7 +67,14 @@ export function addExecOptions(command: Command): Command {
     .addOption(new Option('--stream-format <format>', 'how the agent writes its output (default: chosen from the command, else text)').choices([...STREAM_FORMATS]))
     .option('--notify <target>', 'also notify this target: a webhook URL, slack:URL, ntfy:URL or command:"shell command" (repeatable)', collect, [] as string[])
     .option('--config <file>', `use this config file instead of the nearest ${CONFIG_FILE}`)
-    .addOption(new Option('--sandbox <mode>', "run the agent and the verify commands in a sandbox: on, off, or auto (on where it can start; default: the plan's sandbox:, else the config's, else auto)").choices([...SANDBOX_MODES]));
+    .addOption(
+      new Option(
+        o.sandboxPolicy ? '--sandbox [mode]' : '--sandbox <mode>',
+        o.sandboxPolicy
+          ? 'show the sandbox policy (what is writable, read-only, hidden, and the hosts); with a mode, as for ralph exec'
+          : "run the agent and the verify commands in a sandbox: on, off, or auto (on where it can start; default: RALPH_SANDBOX, else the plan's sandbox:, else the config's, else auto)",
+      ).choices([...SANDBOX_MODES]),
+    );
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -99,7 +107,7 @@ export interface RawExecFlags {
   /** --notify: targets (kept out of ExecOptions, which a batch stores: they may hold secrets). */
   notify?: string[];
   config?: string;
-  sandbox?: string;
+  sandbox?: string | true;
 }
 
 /** Commander's parsed flags (plus what came after `--`) as ExecOptions, without the plan path. */
@@ -127,6 +135,6 @@ export function execOptionsFrom(flags: RawExecFlags, passThrough: string[], cwd:
   if (flags.contextBudget !== undefined) o.contextBudget = flags.contextBudget;
   if (flags.maxRetries !== undefined) o.maxRetries = flags.maxRetries;
   if (flags.resume !== undefined) o.resume = flags.resume;
-  if (flags.sandbox !== undefined) o.sandbox = flags.sandbox as SandboxMode;
+  if (typeof flags.sandbox === 'string') o.sandbox = flags.sandbox as SandboxMode;
   return o;
 }

@@ -20,6 +20,7 @@ import { registerServe } from './serve.js';
 import { registerLogs } from './logs.js';
 import { bareFlagsExplicit } from './pr-flag.js';
 import { registerLand } from './land.js';
+import { registerSandbox } from './sandbox.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -36,6 +37,7 @@ const COMMANDS: RegisterCommand[] = [
   registerServe,
   registerLogs,
   registerLand,
+  registerSandbox,
 ];
 
 export async function main(

@@ -86,6 +86,7 @@ function spawnVerify(command: string, cwd: string, options: VerifyOptions, start
       signal?.removeEventListener('abort', onAbort);
       // Nothing a verify command started outlives it.
       const left = await stopProcesses(scope, killGraceMs);
+      wrapped?.done();
       child.stdout.destroy();
       child.stderr.destroy();
       let text = tail.text() + extra;

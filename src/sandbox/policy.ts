@@ -76,9 +76,10 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const readOnly = [join(tree, '.git', 'hooks'), join(tree, '.git', 'config'), join(tree, RUN_FILES.root)];
   if (input.gitCommonDir !== undefined && !isInside(input.gitCommonDir, tree)) {
     // A worktree commits into the repository's own git folder: its objects and refs are
-    // written, its hooks and config stay as they are.
+    // written, its hooks and config stay as they are. Its `.git` file stays too: pointed at
+    // another repository, it would have ralph's own git (outside the sandbox) work there.
     write.push(input.gitCommonDir);
-    readOnly.push(join(input.gitCommonDir, 'hooks'), join(input.gitCommonDir, 'config'));
+    readOnly.push(join(tree, '.git'), join(input.gitCommonDir, 'hooks'), join(input.gitCommonDir, 'config'));
   }
   write.push(...(input.allowWrite ?? []).map(expand));
   const hidden = [...SECRET_PATHS.map((p) => join(home, p)), ...(input.denyRead ?? []).map(expand)];

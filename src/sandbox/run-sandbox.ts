@@ -102,7 +102,15 @@ export class RunSandbox {
   }
 
   private view(tag: RefusalBy, agent: AgentNeeds | undefined): CommandSandbox {
-    const spawnOf = (wrapped: string): SandboxedSpawn => ({ program: SHELL, args: ['-c', withDecoys(wrapped, this.decoys.list())], env: { ...(agent?.env ?? {}) } });
+    const spawnOf = (wrapped: string): SandboxedSpawn => {
+      let ended = false;
+      const done = () => {
+        if (ended) return;
+        ended = true;
+        this.lease.commandEnded();
+      };
+      return { program: SHELL, args: ['-c', withDecoys(wrapped, this.decoys.list())], env: { ...(agent?.env ?? {}) }, done };
+    };
     return {
       wrapArgv: async (argv) => {
         const [program, ...args] = argv;

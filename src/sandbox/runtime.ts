@@ -6,6 +6,8 @@ import { SandboxManager, type SandboxRuntimeConfig, type SandboxViolationEvent }
 import type { SandboxPolicy } from './policy.js';
 
 export interface Lease {
+  /** A wrapped command has exited: the library removes its mount points once none is running. */
+  commandEnded(): void;
   /** `command` (shell text) as a shell command line that runs it sandboxed; `tag` comes back with its violations. */
   wrap(command: string, tag: string): Promise<string>;
   release(): Promise<void>;
@@ -67,6 +69,7 @@ export async function acquireSandbox(policy: SandboxPolicy, tmp: string, onViola
   }
   let released = false;
   return {
+    commandEnded: () => SandboxManager.cleanupAfterCommand(),
     wrap: async (command, tag) => {
       const commandId = `ralph-${id}-${nextCommand++}-${tag}`;
       const wrapped = await SandboxManager.wrapWithSandbox(command, undefined, { filesystem: fileRules(policy) }, undefined, { commandId });

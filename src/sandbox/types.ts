@@ -6,6 +6,11 @@ export interface SandboxedSpawn {
   args: string[];
   /** Added to the command's environment. */
   env: Record<string, string>;
+  /**
+   * Call once the command has exited: the sandbox removes the empty files and folders it made in
+   * the tree to mount over (paths it keeps from being created).
+   */
+  done(): void;
 }
 
 export interface CommandSandbox {

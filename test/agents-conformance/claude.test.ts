@@ -1,6 +1,7 @@
 // The real Claude Code CLI (pinned, from npm) driven by `ralph exec --agent claude` against a local
 // stand-in of the Messages API. See docs/agents.md, "The conformance suite".
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { AnthropicStandIn, TURN_USAGE } from './anthropic-stand-in.js';
 import { describeConformance } from './conformance.js';
@@ -57,6 +58,20 @@ describeConformance(
       } finally {
         api().refuse = undefined;
       }
+    });
+
+    it("sandboxed (--sandbox on, docs/sandbox.md): completes the plan against the stand-in, its writes in the tree and its own state folder only", async () => {
+      // No IS_SANDBOX from the test: inside ralph's sandbox the preset sets it (Claude Code
+      // refuses --dangerously-skip-permissions as root otherwise).
+      const o = await runScenario(spec('complete', { args: ['--sandbox', 'on'], env: { ...spec('complete').env, IS_SANDBOX: '' } }));
+      expect(o.result?.outcome, describeFailure(o)).toBe('complete');
+      expect(o.result.sandbox.mode).toBe('on');
+      expect(readFileSync(join(o.dir, 'work/greeting.txt'), 'utf8')).toBe('hello\n');
+      expect(o.events.find((e) => e.type === 'sandbox')).toMatchObject({ mode: 'on', hosts: expect.arrayContaining([new URL(api().url).host]) });
+      // Claude Code kept its state where the preset says it may.
+      expect(existsSync(join(o.dir, 'home/.claude'))).toBe(true);
+      // Whatever it was refused is reported, never silently lost (and nothing it needed was).
+      expect(o.result.sandbox.refusals.filter((r: { what: string }) => r.what === 'network'), JSON.stringify(o.result.sandbox)).toEqual([]);
     });
 
     it('as root without IS_SANDBOX, the run says why Claude Code refused to start', async () => {

@@ -73,6 +73,8 @@ export async function runScenario(spec: RunSpec): Promise<RunOutcome> {
     XDG_CONFIG_HOME: join(home, '.config'),
     TMPDIR: tmpdir(),
     LANG: 'C.UTF-8',
+    // The common scenarios run as before the sandbox; the sandboxed ones say --sandbox on.
+    RALPH_SANDBOX: 'off',
     ...spec.env,
   };
   const child = spawn(process.execPath, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });

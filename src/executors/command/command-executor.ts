@@ -144,6 +144,7 @@ async function* runProgram(
     });
   } catch (error) {
     // Synchronous failures: arguments Node refuses (a NUL byte, …).
+    wrapped?.done();
     yield cannotStart(program, error, run.cwd);
     return;
   }
@@ -252,6 +253,7 @@ async function* runProgram(
   child.on('error', (error) => {
     // Without a pid the program never started; otherwise (a failed kill) 'close' still ends the run.
     if (child.pid !== undefined || queue.isClosed) return;
+    wrapped?.done();
     queue.push(cannotStart(program, error, run.cwd));
     queue.close();
   });
@@ -277,6 +279,7 @@ async function* runProgram(
 
   child.on('close', (code, signal) => {
     pipesClosed = true;
+    wrapped?.done();
     clearTimeout(drainTimer);
     if (queue.isClosed) return; // never started: already reported
     void (async () => {

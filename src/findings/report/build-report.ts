@@ -116,6 +116,7 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
       startedAt: result?.startedAt ?? null,
       endedAt: result?.endedAt ?? null,
       findings,
+      sandbox: result?.sandbox ?? null,
     };
     if (keepRun(run, compiled)) runs.push(run);
   }

@@ -30,3 +30,8 @@ export function filterLine(report: Report): string {
   if (f.since) parts.push(`since ${f.since}`);
   return parts.join(', ');
 }
+
+/** The sandbox's refusals of one run, on one line: `write /x/.bashrc; network host:443 ×3`. */
+export function refusalsLine(refusals: readonly { what: string; target: string; count: number }[]): string {
+  return refusals.map((x) => `${x.what} ${x.target}${x.count > 1 ? ` ×${x.count}` : ''}`).join('; ');
+}

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Problem } from '../../errors.js';
 import { safeHttpsUrl } from './escape.js';
-import type { RunSummary } from './types.js';
+import type { RunSandboxSummary, RunSummary } from './types.js';
 
 export type ResultRead = { ok: true; result: Partial<RunSummary> } | { ok: false; problem: Problem };
 
@@ -35,7 +35,22 @@ function toSummary(o: Record<string, unknown>): Partial<RunSummary> {
     prUrl: safeHttpsUrl(o.prUrl),
     startedAt: str(o.startedAt),
     endedAt: str(o.endedAt),
+    sandbox: sandboxOf(o.sandbox),
   };
+}
+
+/** The sandbox's refusals, if the run was sandboxed; at most REFUSALS_LISTED of them. */
+const REFUSALS_LISTED = 20;
+function sandboxOf(v: unknown): RunSandboxSummary | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (o.mode !== 'on') return null;
+  const list = Array.isArray(o.refusals) ? o.refusals : [];
+  const refusals = list
+    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
+    .map((r) => ({ what: str(r.what) ?? '?', target: str(r.target) ?? '?', count: num(r.count) ?? 1 }))
+    .slice(0, REFUSALS_LISTED);
+  return { denied: num(o.denied) ?? refusals.length, refusals };
 }
 
 function str(v: unknown): string | null {

@@ -4,7 +4,7 @@
 import { SEVERITIES, type Severity } from '../../contract.js';
 import { prLabel, strictUrl } from '../../util/markdown-escape.js';
 import { escapeHtml as h, jsonForScript, scriptSafe, stripControls } from './escape.js';
-import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
+import { filterLine, formatCost, outcomeLine, plural, runOutcome, refusalsLine } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
 import { FINDINGS_PER_CHUNK } from './render-json.js';
 import type { FindingGroup, Report } from './types.js';
@@ -92,6 +92,14 @@ export function* htmlChunks(report: Report): Generator<string> {
     );
   }
   parts.push('</tbody>\n</table>\n');
+  const refused = report.runs.filter((r) => (r.sandbox?.denied ?? 0) > 0);
+  if (refused.length > 0) {
+    parts.push('<h2>Sandbox refusals</h2>\n<table id="sandbox-table">\n<thead><tr><th>run</th><th>plan</th><th class="num">refused</th><th>what</th></tr></thead>\n<tbody>\n');
+    for (const r of refused) {
+      parts.push(`<tr><td title="${t(r.dir)}">${t(r.run)}</td><td>${r.plan === null ? '&mdash;' : t(r.plan)}</td><td class="num">${r.sandbox!.denied}</td><td>${t(refusalsLine(r.sandbox!.refusals))}</td></tr>\n`);
+    }
+    parts.push('</tbody>\n</table>\n');
+  }
   // The findings go first and the lists they index come after them: one pass names the types,
   // actions, plans and runs as it writes the rows (the page reads the block as a whole).
   const table = tableData(report);

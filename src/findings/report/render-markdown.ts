@@ -9,7 +9,7 @@
 import { SEVERITIES } from '../../contract.js';
 import { markdownPrLink } from '../../util/markdown-escape.js';
 import { escapeMarkdown as md, markdownFence, truncate } from './escape.js';
-import { filterLine, formatCost, outcomeLine, plural, runOutcome } from './format-common.js';
+import { filterLine, formatCost, outcomeLine, plural, runOutcome, refusalsLine } from './format-common.js';
 import type { FindingGroup, Report, RunSummary } from './types.js';
 
 /** GitHub's comment limit is 65,536 characters; the rest is room for a note around the report. */
@@ -24,6 +24,7 @@ const MD_RAW_CHARS = 500;
 const INVALID_CHARS = 8_000;
 const BROKEN_CHARS = 3_000;
 const PROBLEMS_CHARS = 2_000;
+const SANDBOX_CHARS = 4_000;
 /** Room the run table keeps for itself while findings are listed; it then gets all that is left. */
 const RUNS_RESERVED_CHARS = 10_000;
 
@@ -52,7 +53,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
 
   // The sections after the findings are rendered first (each within its cap) so the findings can
   // have all the room that is left.
-  const middle = [...invalidSection(report), ...brokenSection(report), ...problemsSection(report)];
+  const middle = [...invalidSection(report), ...brokenSection(report), ...problemsSection(report), ...sandboxSection(report)];
   const runsFull = runsSection(report, Infinity);
   const fixed = size(head) + size(middle);
   const findings = findingsSection(report, maxChars - fixed - Math.min(size(runsFull), RUNS_RESERVED_CHARS));
@@ -207,6 +208,20 @@ function problemsSection(report: Report): string[] {
     PROBLEMS_CHARS,
     (p) => [`- ${md(truncate(p.file, 300))}: ${md(truncate(p.message, 300))}`],
     (n) => `...and ${n} more (see the json report).`,
+  );
+}
+
+/** What the sandbox refused, run by run (docs/sandbox.md): what each agent tried to get out to. */
+function sandboxSection(report: Report): string[] {
+  const runs = report.runs.filter((r) => (r.sandbox?.denied ?? 0) > 0);
+  if (runs.length === 0) return [];
+  return listWithin(
+    ['', '### Sandbox refusals', '', '| run | plan | refused | what |', '|---|---|---:|---|'],
+    runs,
+    runs.length,
+    SANDBOX_CHARS,
+    (r) => [`| ${md(truncate(r.run, 100))} | ${md(truncate(r.plan ?? '-', 100))} | ${r.sandbox!.denied} | ${md(truncate(refusalsLine(r.sandbox!.refusals), 400))} |`],
+    (n) => `...and ${plural(n, 'more run')}: ${SEE_ALL}.`,
   );
 }
 

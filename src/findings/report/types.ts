@@ -73,6 +73,14 @@ export interface RunSummary {
   endedAt: string | null;
   /** Valid findings of this run that passed the filters. */
   findings: number;
+  /** What the sandbox refused in this run (docs/sandbox.md); null: not sandboxed, or no result. */
+  sandbox?: RunSandboxSummary | null;
+}
+
+export interface RunSandboxSummary {
+  denied: number;
+  /** The first paths and hosts refused, as result.json lists them (untrusted text). */
+  refusals: { what: string; target: string; count: number }[];
 }
 
 export interface ReportFilters {
