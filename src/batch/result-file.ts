@@ -78,6 +78,8 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} iteration ${e.iteration}: signal ${markdownLine(e.name, 40)}${e.args.length ? ` (${markdownLine(e.args.join(', '))})` : ''} from ${markdownLine(e.source, 60)}`;
     case 'gate':
       return `- ${t} iteration ${e.iteration}: claim ${e.accepted ? 'accepted' : 'rejected'}: ${markdownLine(e.reason)}`;
+    case 'tasks':
+      return `- ${t} iteration ${e.iteration}: ${e.verified}${e.regressed.length ? `; regressed: ${markdownLine(e.regressed.join(', '))}` : ''}`;
     case 'silence':
       return `- ${t} iteration ${e.iteration}: silent for ${Math.round(e.silentMs / 1000)}s`;
     case 'iteration-end':
