@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { runRalph } from '../helpers/run-ralph.js';
 import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
@@ -78,6 +79,19 @@ describe.concurrent('the deeper gate', () => {
     expect(second).toMatchObject({ iteration: 2, decision: 'complete', rejection: null });
     expect(run.status).toMatchObject({ tasksVerified: 'tasks 3/3 verified' });
     expect(run.stdout + run.stderr).toContain('tasks 2/3 verified');
+
+    // The same facts where people look: ralph status, ralph runs --cost, the report.
+    const status = await runRalph(['status', '--cwd', run.work, '--json']);
+    const view = JSON.parse(status.stdout);
+    expect(view).toMatchObject({ tasksVerified: 'tasks 3/3 verified' });
+    expect(view.receipts.map((r: any) => r.decision)).toEqual(['complete', 'complete']);
+    expect((await runRalph(['status', '--cwd', run.work])).stdout).toMatch(/tasks {6}tasks 3\/3 verified: Alpha passing, Beta passing, Gamma passing/);
+    const cost = await runRalph(['runs', '--cost', '--cwd', run.work]);
+    expect(cost.stdout).toMatch(/ITERATIONS +COST +TASKS/);
+    expect(cost.stdout).toContain('Alpha 1 it. unknown; Beta 1 it. unknown; Gamma 2 it. unknown');
+    expect(cost.stdout).toContain('1 accepted plan(s), $0.0000 in total (1 of unknown cost)');
+    const report = await runRalph(['report', '--runs', join(run.work, '.ralph')]);
+    expect(report.stdout).toContain('| complete \\(tasks 3/3 verified\\) |');
   });
 
   it('quick task checks run after every iteration: the next prompt names the first failing task, and a regression is named', async ({ expect }) => {
