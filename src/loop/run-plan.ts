@@ -994,9 +994,9 @@ class PlanRun {
     for (const v of baseline?.vacuous ?? []) this.warn(v);
     for (const c of baseline?.notCommands ?? []) this.warn(c);
     if (plan.config.allowCheckChanges !== true) {
-      state.guarded = fingerprintProtected(config.cwd, plan);
+      state.guarded = fingerprintProtected(config.cwd, plan, config.protect);
       const files = Object.keys(state.guarded.files);
-      const empty = (plan.config.protect ?? []).filter((g) => !files.some((f) => globToRegExp(g).test(f)));
+      const empty = [...(plan.config.protect ?? []), ...config.protect].filter((g) => !files.some((f) => globToRegExp(g).test(f)));
       if (empty.length) this.warn(`protect: ${empty.join(', ')} matches no file in ${config.cwd}: nothing is protected by it`);
     }
     if (state.tasks?.length) {

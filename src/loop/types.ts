@@ -48,6 +48,8 @@ export interface ExecOptions {
   resume?: string;
   /** How long a failed/blocked/bailout signal leaves the executor running before it is stopped. */
   signalGraceMs?: number;
+  /** The config file's `protect:` globs (docs/plans.md#the-tamper-guard), added to the plan's. */
+  protect?: string[];
 }
 
 export interface SignalRecord {

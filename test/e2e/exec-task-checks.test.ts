@@ -150,6 +150,16 @@ describe.concurrent('the deeper gate', () => {
     expect(run.calls![1]!.prompt).toContain('test/check.sh: changed');
   });
 
+  it('protect: in the config file guards every plan run there', async ({ expect }) => {
+    const run = await runExec({
+      plan: plan([{ name: 'Feature' }], ['verify: [sh test/check.sh]', 'max_iterations: 1']),
+      files: { 'test/check.sh': 'test -f feature.txt\n', 'ralph.config.yaml': 'defaults:\n  protect: test/**\n' },
+      scenario: { iterations: [[{ remove: 'test/check.sh' }, ...complete]] },
+    });
+    expect(run.code, describeRun(run)).toBe(3);
+    expect(eventsOf(run, 'gate')[0]!.reason).toContain('test/check.sh: deleted (it had 1 line(s), 20 bytes)');
+  });
+
   it('a test file a task lists in <files> and its check runs is protected without protect:, unless allow_check_changes', async ({ expect }) => {
     const tasks = [{ name: 'Feature', files: 'src/feature.js, test/feature.sh', verify: 'sh test/feature.sh' }];
     const scenario = { iterations: [[{ remove: 'test/feature.sh' }, { write: 'test/feature.sh', content: 'exit 0' }, ...complete]] };
