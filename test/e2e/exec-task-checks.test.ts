@@ -114,6 +114,20 @@ describe.concurrent('the deeper gate', () => {
     expect(alpha).toMatchObject({ status: 'failing', firstPassedIteration: 1, regressed: true });
   });
 
+  it('task_checks: gate runs them only for a claim; off never runs them', async ({ expect }) => {
+    const gate = plan([{ name: 'Alpha', verify: 'test -f alpha.txt' }], ['task_checks: gate']);
+    const atGate = await runExec({ plan: gate, scenario: { iterations: [[{ say: 'thinking' }], [{ write: 'alpha.txt' }, ...complete]] } });
+    expect(atGate.code, describeRun(atGate)).toBe(0);
+    expect(atGate.calls![1]!.prompt).not.toContain('first task whose check does not pass');
+    expect(atGate.result!.receipts[0].checks).toEqual([]);
+    expect(atGate.result!.tasks[0]).toMatchObject({ status: 'passing', firstPassedIteration: 2 });
+
+    const off = plan([{ name: 'Alpha', verify: 'test -f alpha.txt' }], ['task_checks: off']);
+    const never = await runExec({ plan: off, scenario: { iterations: [complete] } });
+    expect(never.code, describeRun(never)).toBe(0);
+    expect(never.result!.tasks).toBeUndefined();
+  });
+
   it('a check that passes on the untouched tree is vacuous: a warning; with strict_checks: true the run is refused (exit 64)', async ({ expect }) => {
     const vacuous = plan([{ name: 'Alpha', verify: 'true' }]);
     const warned = await runExec({ plan: vacuous, scenario: { iterations: [complete] } });
