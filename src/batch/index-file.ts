@@ -62,7 +62,7 @@ export function renderIndex(batchId: string, rows: PlanRow[], extra: { report: s
   for (const r of rows) {
     const where = r.branch || r.worktree ? `${r.branch ?? '—'}${r.commit ? ` @ ${r.commit.slice(0, 12)}` : ''} / ${r.worktree ?? '—'}` : '—';
     lines.push(
-      `| ${cell(r.plan)} | ${r.outcome ?? 'not run'} | ${r.attempts} | ${r.iterations ?? '—'} | ${r.costUsd === null ? '—' : formatCost(r.costUsd)} | ${r.verdict ?? '—'} | ${cell(where)} | ${r.resultFile ? `[${cell(r.resultFile)}](${encodeURI(r.resultFile)})` : '—'} |`,
+      `| ${cell(r.plan)} | ${r.outcome ?? 'not run'}${r.tasksVerified ? ` (${cell(r.tasksVerified)})` : ''} | ${r.attempts} | ${r.iterations ?? '—'} | ${r.costUsd === null ? '—' : formatCost(r.costUsd)} | ${r.verdict ?? '—'} | ${cell(where)} | ${r.resultFile ? `[${cell(r.resultFile)}](${encodeURI(r.resultFile)})` : '—'} |`,
     );
   }
   const warnings = [...extra.warnings, ...rows.flatMap((r) => r.warnings.map((w) => `${r.plan}: ${w}`))];

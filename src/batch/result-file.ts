@@ -3,6 +3,7 @@
 // same module reads a finished file back for the index, so the format lives in one place.
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
+import type { IterationReceipt } from '../loop/types.js';
 import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, type IndexedFinding } from './findings-index.js';
 import { markdownFence, strictUrl } from '../util/markdown-escape.js';
 import { markdownLine, oneLine } from './one-line.js';
@@ -11,6 +12,7 @@ import type { AttemptOutcome, PlanRow, Verdict } from './types.js';
 export const RESULT_HEADING = '## Result';
 export const PROGRESS_HEADING = '## Progress';
 export const SUMMARY_HEADING = '### Summary';
+export const RECEIPTS_HEADING = '### Receipts';
 export const ERROR_PREFIX = 'Error: ';
 
 /** `- Key: value` lines of the result section, in order. */
@@ -21,6 +23,7 @@ export const RESULT_KEYS = {
   attempts: 'Attempts',
   iterations: 'Iterations',
   cost: 'Cost',
+  tasks: 'Tasks',
   prUrl: 'PR URL',
   delivery: 'Delivery',
   branch: 'Branch',
@@ -78,6 +81,8 @@ export function progressLine(e: RunEvent, at: Date): string | null {
       return `- ${t} iteration ${e.iteration}: signal ${markdownLine(e.name, 40)}${e.args.length ? ` (${markdownLine(e.args.join(', '))})` : ''} from ${markdownLine(e.source, 60)}`;
     case 'gate':
       return `- ${t} iteration ${e.iteration}: claim ${e.accepted ? 'accepted' : 'rejected'}: ${markdownLine(e.reason)}`;
+    case 'tasks':
+      return `- ${t} iteration ${e.iteration}: ${e.verified}${e.regressed.length ? `; regressed: ${markdownLine(e.regressed.join(', '))}` : ''}`;
     case 'silence':
       return `- ${t} iteration ${e.iteration}: silent for ${Math.round(e.silentMs / 1000)}s`;
     case 'iteration-end':
@@ -141,6 +146,10 @@ export interface ResultFacts {
   runDir: string;
   previous: string[];
   endedAt: string;
+  /** "tasks 2/3 verified" (docs/plans.md#task-checks); absent for a plan without task checks. */
+  tasksVerified?: string;
+  /** One per iteration (docs/files.md#receipts). */
+  receipts?: IterationReceipt[];
 }
 
 /** A strict URL as it is (GitHub links it); anything else as inert text, cut to 300 characters. */
@@ -159,7 +168,8 @@ function resultLines(f: ResultFacts): string[] {
     `- ${k.exitCode}: ${f.exitCode ?? UNKNOWN}`,
     `- ${k.attempts}: ${f.attempts}`,
     `- ${k.iterations}: ${f.iterations ?? UNKNOWN}`,
-    `- ${k.cost}: ${formatCost(f.costUsd)}`,
+    `- ${k.cost}: ${formatCost(f.costUsd)}${f.receipts?.some((r) => r.costEstimated) ? ' (partly estimated)' : ''}`,
+    ...(f.tasksVerified ? [`- ${k.tasks}: ${f.tasksVerified}`] : []),
     `- ${k.prUrl}: ${prUrlText(f.prUrl)}`,
     ...(f.delivery ? [`- ${k.delivery}: ${f.delivery.failed ? DELIVERY_FAILED : ''}${markdownLine(f.delivery.note, 1_000)}`] : []),
     `- ${k.branch}: ${f.branch ?? NONE}`,
@@ -174,12 +184,24 @@ function resultLines(f: ResultFacts): string[] {
 
 /** What is appended to the partial file when the attempt ends, sentinel included. */
 export function renderResult(f: ResultFacts, findings: IndexedFinding[], verdict: Verdict, summary: unknown): string {
-  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, ''];
+  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, '', ...receiptLines(f.receipts ?? [])];
   if (summary !== undefined) {
     lines.push(SUMMARY_HEADING, '', markdownFence(JSON.stringify(summary, null, 2), 'json'), '');
   }
   lines.push(FLUX_DRIVE_SENTINEL, '');
   return lines.join('\n');
+}
+
+/** The receipts as a table (docs/files.md#receipts): after the verdict, so readers of the result section stop before it. */
+function receiptLines(receipts: IterationReceipt[]): string[] {
+  if (receipts.length === 0) return [];
+  const rows = receipts.map((r) => {
+    const t = r.tokens;
+    const checks = r.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.check}`).join(', ');
+    const cost = r.costUsd === null ? UNKNOWN : `${formatCost(r.costUsd)}${r.costEstimated ? ' (est.)' : ''}`;
+    return `| ${r.iteration} | ${(r.durationMs / 1000).toFixed(1)}s | ${t.input} / ${t.output} / ${t.cacheRead} / ${t.cacheWrite} | ${cost} | ${r.decision} | ${markdownLine(checks, 300) || '—'} | ${markdownLine(r.rejection ?? '', 200) || '—'} |`;
+  });
+  return [RECEIPTS_HEADING, '', '| iteration | time | tokens in / out / cache read / cache write | cost | decision | checks | rejection |', '|---:|---:|---|---:|---|---|---|', ...rows, ''];
 }
 
 /** The whole error stub written after a plan failed twice. */
@@ -253,7 +275,8 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
     exitCode: numberOr(values.get(k.exitCode)),
     attempts: numberOr(values.get(k.attempts)) ?? 1,
     iterations: numberOr(values.get(k.iterations)),
-    costUsd: numberOr(values.get(k.cost)),
+    costUsd: numberOr(values.get(k.cost)?.split(' ')[0]),
+    ...(values.get(k.tasks) !== undefined ? { tasksVerified: values.get(k.tasks)! } : {}),
     verdict,
     prUrl: orNull(values.get(k.prUrl)),
     ...(delivery !== undefined ? { delivery } : {}),

@@ -48,6 +48,8 @@ function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: s
     attempts: attempt,
     iterations: end.result?.iterations ?? null,
     costUsd: end.result?.costUsd ?? null,
+    ...(end.result?.tasksVerified !== undefined ? { tasksVerified: end.result.tasksVerified } : {}),
+    ...(end.result?.receipts ? { receipts: end.result.receipts } : {}),
     prUrl: end.result?.prUrl ?? null,
     branch: ctx.isolation?.branch ?? null,
     commit,

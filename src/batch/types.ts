@@ -59,6 +59,8 @@ export interface PlanRow {
   attempts: number;
   iterations: number | null;
   costUsd: number | null;
+  /** "tasks 2/3 verified", for a plan whose tasks have checks. */
+  tasksVerified?: string;
   verdict: Verdict | null;
   prUrl: string | null;
   /** What delivery did (docs/deliver.md): "pull request #3 opened", or why it failed; absent without --pr. */

@@ -17,6 +17,12 @@ export interface RunRow {
   ageMs: number | null;
   iterations: number;
   costUsd: number | null;
+  /** Some of the cost is an estimate from the price table (docs/files.md#receipts). */
+  costEstimated: boolean;
+  /** "tasks 2/3 verified", null for a plan without task checks. */
+  tasksVerified: string | null;
+  /** Per task: iterations and cost up to the one where it first passed. */
+  tasks: { name: string; iterations: number | null; costUsd: number | null }[];
   dir: string;
 }
 
@@ -35,11 +41,35 @@ export function listRunRows(cwd: string, now = Date.now()): RunRow[] {
       startedAt,
       ageMs: Number.isFinite(started) ? Math.max(0, now - started) : null,
       iterations: v.result?.iterations ?? v.state?.iteration ?? v.status?.iteration ?? 0,
-      costUsd: v.result?.costUsd ?? v.state?.costUsd ?? null,
+      costUsd: costOf(v.result?.costUsd ?? v.state?.costUsd ?? null, v.result?.receipts ?? v.state?.receipts ?? []),
+      costEstimated: (v.result?.receipts ?? v.state?.receipts ?? []).some((r) => r.costEstimated),
+      tasksVerified: v.result?.tasksVerified ?? null,
+      tasks: (v.result?.tasks ?? []).map((t) => ({ name: t.name, iterations: t.iterations, costUsd: t.costUsd })),
       dir: paths.dir,
     });
   }
   return rows.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? ''));
+}
+
+/** The reported cost; when none was reported, the receipts' estimates, if every iteration has one. */
+function costOf(reported: number | null, receipts: { costUsd: number | null }[]): number | null {
+  if (reported !== null || receipts.length === 0 || receipts.some((r) => r.costUsd === null)) return reported;
+  return Math.round(receipts.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) * 1e6) / 1e6;
+}
+
+const money = (usd: number | null, estimated = false) => (usd === null ? 'unknown' : `$${usd.toFixed(4)}${estimated ? ' (est.)' : ''}`);
+
+/** `ralph runs --cost`: what each accepted plan cost, and per task up to where its check first passed. */
+function costTable(rows: RunRow[], cell: (s: string) => string): string {
+  const lines = [['RUN', 'PLAN', 'ITERATIONS', 'COST', 'TASKS']];
+  for (const r of rows) {
+    const tasks = r.tasks.map((t) => `${cell(t.name)} ${t.iterations ?? '?'} it. ${money(t.costUsd)}`).join('; ');
+    lines.push([cell(r.run), cell(r.plan ?? '?'), String(r.iterations), money(r.costUsd, r.costEstimated), tasks || '—']);
+  }
+  const known = rows.filter((r) => r.costUsd !== null);
+  const total = known.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
+  return `${table(lines)}
+${rows.length} accepted plan(s), ${money(total, rows.some((r) => r.costEstimated))} in total${known.length < rows.length ? ` (${rows.length - known.length} of unknown cost)` : ''}`;
 }
 
 function table(rows: string[][]): string {
@@ -54,10 +84,16 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
     .option('--cwd <dir>', "a folder of the project whose .ralph/ to read (default: the current directory; .ralph/ is at the project's root)")
     .option('--limit <n>', 'show at most n runs (default: 20)', positiveInt('--limit'))
     .option('--json', 'print the runs as one JSON array')
-    .action((flags: { cwd?: string; limit?: number; json?: boolean }) => {
-      const rows = listRunRows(flags.cwd ?? process.cwd()).slice(0, flags.limit ?? 20);
+    .option('--cost', 'only accepted (complete) plans: their cost (reported, or estimated and marked so) and each task\'s, with a total')
+    .action((flags: { cwd?: string; limit?: number; json?: boolean; cost?: boolean }) => {
+      const all = listRunRows(flags.cwd ?? process.cwd());
+      const rows = (flags.cost ? all.filter((r) => r.outcome === 'complete') : all).slice(0, flags.limit ?? 20);
       if (flags.json) {
         ctx.stdout.write(`${JSON.stringify(rows)}\n`);
+        return;
+      }
+      if (rows.length === 0 && flags.cost && all.length > 0) {
+        ctx.stdout.write('no accepted (complete) plans among the runs here yet\n');
         return;
       }
       if (rows.length === 0) {
@@ -65,6 +101,10 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
         return;
       }
       const cell = (s: string) => stripControl(s).replace(/\s+/g, ' ').slice(0, 60);
+      if (flags.cost) {
+        ctx.stdout.write(`${costTable(rows, cell)}\n`);
+        return;
+      }
       const lines = [
         ['RUN', 'PLAN', 'OUTCOME', 'AGE', 'ITERATIONS', 'COST'],
         ...rows.map((r) => [

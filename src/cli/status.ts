@@ -44,12 +44,19 @@ export function statusCommand(run: string, flags: { cwd?: string; runDir?: strin
     `limits     ${s.limits ? limitsText(s.limits) : 'unknown'}`,
     `left       ${s.left.join(', ') || 'unknown'}`,
     `cost       ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(4)}`}, ${s.tokens} tokens`,
+    ...(s.tasksVerified ? [`tasks      ${t(s.tasksVerified)}${taskList(s.tasks)}`] : []),
     `signals    ${s.signalFiles.length ? t(s.signalFiles.join(', ')) : 'no signal files present'}`,
     `last event ${t(s.lastEventAt ?? 'none')}`,
   ];
   if (s.outcome) lines.push(`outcome    ${t(s.outcome)} (exit ${t(s.exitCode)}): ${t(s.reason)}`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** Each task's state after the count: `Alpha passing, Beta failing`. */
+function taskList(tasks: { name: string; status: string }[] | null): string {
+  if (!tasks?.length) return '';
+  return `: ${tasks.map((x) => `${stripControlLine(x.name)} ${x.status}`).join(', ')}`;
 }
 
 /** The limits in force, every one named, none left implicit (docs/first-hour.md). */
@@ -95,5 +102,8 @@ function summarise(v: RunView) {
     exitCode: v.result?.exitCode ?? null,
     reason: v.result?.reason ?? null,
     pid: v.status?.pid ?? null,
+    tasksVerified: v.result?.tasksVerified ?? v.status?.tasksVerified ?? null,
+    tasks: v.result?.tasks ?? v.status?.tasks ?? st?.tasks ?? null,
+    receipts: v.result?.receipts ?? st?.receipts ?? [],
   };
 }

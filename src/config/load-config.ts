@@ -176,6 +176,7 @@ function buildConfig(data: ConfigFileData): Omit<ProjectConfig, 'file' | 'where'
   if (d.max_retries !== undefined) exec.maxRetries = d.max_retries;
   if (d.max_wait !== undefined) exec.maxWaitMs = d.max_wait;
   if (d.max_stalls !== undefined) exec.maxStalls = d.max_stalls;
+  if (d.protect !== undefined) exec.protect = d.protect;
   const batch: ProjectConfig['batch'] = {};
   if (d.concurrency !== undefined) batch.concurrency = d.concurrency;
   if (d.out !== undefined) batch.out = d.out;

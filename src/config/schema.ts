@@ -46,6 +46,8 @@ export const defaultsSchema = z.strictObject({
   max_retries: intIn(LIMITS.maxRetries).optional(),
   max_wait: durationIn(LIMITS.maxWaitMs).optional(),
   max_stalls: intIn(LIMITS.maxStalls).optional(),
+  /** Files every plan's checks depend on (docs/plans.md#the-tamper-guard), besides a plan's own protect:. */
+  protect: z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(nonEmpty)).optional(),
   // batch
   concurrency: intIn(LIMITS.concurrency).optional(),
   out: nonEmpty.optional(),

@@ -1,12 +1,15 @@
 // "Done?" is answered by the orchestrator, not the agent (docs/signals.md#acceptance-gate): the summary file must
-// exist, parse, match the schema, name this plan and be fresh; then every verify command must
-// pass. The reason is exactly what the next iteration is told.
+// exist, parse, match the schema, name this plan and be fresh; the files the checks depend on must
+// be as they were; then every verify command and every task's check must pass. The reason is
+// exactly what the next iteration is told.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { checkSummary, MAX_SUMMARY_BYTES } from '../plan/index.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
-import { runVerifyCommand } from './verify-commands.js';
+import { runChecks, runCommandCheck, type CheckResult, type CommandCheckOptions } from './checks.js';
+import { tamperCheck, type ProtectedFiles } from './protected-files.js';
+import { checkTasks, tasksVerdict, type TaskRound, type TaskState } from './task-checks.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 
 export interface GateInput {
@@ -25,6 +28,12 @@ export interface GateInput {
   env?: Record<string, string>;
   /** The agent's sandbox, which verify commands run in (docs/sandbox.md). */
   sandbox?: CommandSandbox;
+  /** The tasks with their own checks: every one must pass (their states are updated). */
+  tasks?: TaskState[];
+  /** The iteration whose claim this is, recorded as when a task first passed. */
+  iteration?: number;
+  /** The files the checks depend on, as they were at the start (the tamper guard). */
+  guarded?: ProtectedFiles;
 }
 
 /** One verify command as the gate ran it: what a pull request's body shows (docs/deliver.md). */
@@ -35,7 +44,7 @@ export interface VerifyRecord {
   durationMs: number;
 }
 
-export type GateResult = { complete: true; reason: string; verify?: VerifyRecord[] } | { complete: false; reason: string; verify?: VerifyRecord[] };
+export type GateResult = { complete: boolean; reason: string; checks?: CheckResult[]; verify?: VerifyRecord[] };
 
 /** mtime resolution and clock rounding: a summary written in the run's first milliseconds is fresh. */
 const FRESHNESS_SLACK_MS = 5;
@@ -80,38 +89,71 @@ export function checkSummaryFile(input: GateInput): GateResult {
   return { complete: true, reason: `summary ${shown} is valid` };
 }
 
-export async function acceptanceGate(input: GateInput): Promise<GateResult> {
-  const reasons: string[] = [];
-  if (input.requireSummary) {
-    const summary = checkSummaryFile(input);
-    if (!summary.complete) return summary;
-    reasons.push(summary.reason);
+/** The summary check, in the gate's terms. */
+function summaryCheck(input: GateInput): CheckResult {
+  const r = checkSummaryFile(input);
+  return { check: 'summary', ok: r.complete, reason: r.reason };
+}
+
+function verifyCheck(input: GateInput, command: string): () => Promise<CheckResult> {
+  return async () => {
+    const r = await runCommandCheck(`verify: ${command}`, command, commandOptions(input));
+    if (r.ok) return r;
+    return { ...r, reason: `verify command ${r.reason}; the tail of its output:\n${r.evidence || '(no output)'}` };
+  };
+}
+
+function commandOptions(input: GateInput): CommandCheckOptions {
+  return {
+    cwd: input.cwd,
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.verifyTimeoutMs !== undefined ? { timeoutMs: input.verifyTimeoutMs } : {}),
+    ...(input.env ? { env: input.env } : {}),
+    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+  };
+}
+
+/**
+ * The checks in the order they run: the summary (cheap, and what the agent must fix first), the
+ * protected files (a tampered check proves nothing), the plan's verify commands, every task's check.
+ */
+export function gateChecks(input: GateInput, onTasks?: (round: TaskRound) => void): (() => CheckResult | Promise<CheckResult>)[] {
+  const checks: (() => CheckResult | Promise<CheckResult>)[] = [];
+  if (input.requireSummary) checks.push(() => summaryCheck(input));
+  if (input.guarded && Object.keys(input.guarded.files).length > 0) {
+    const guarded = input.guarded;
+    checks.push(() => tamperCheck(input.cwd, guarded));
   }
-  const ran: VerifyRecord[] = [];
-  for (const command of input.verify) {
-    const outcome = await runVerifyCommand(command, input.cwd, {
-      ...(input.signal ? { signal: input.signal } : {}),
-      ...(input.verifyTimeoutMs !== undefined ? { timeoutMs: input.verifyTimeoutMs } : {}),
-      ...(input.env ? { env: input.env } : {}),
-      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+  for (const command of input.verify) checks.push(verifyCheck(input, command));
+  if (input.tasks && input.tasks.length > 0) {
+    const tasks = input.tasks;
+    checks.push(async () => {
+      const round = await checkTasks(tasks, input.iteration ?? 0, commandOptions(input));
+      onTasks?.(round);
+      return tasksVerdict(tasks, round);
     });
-    ran.push({ command, exitCode: outcome.exitCode, timedOut: outcome.timedOut, durationMs: outcome.durationMs });
-    // A command that timed out fails, whatever it would have exited with.
-    if (outcome.exitCode !== 0 || outcome.timedOut || outcome.aborted) {
-      const how = outcome.timedOut
-        ? `timed out after ${Math.round((input.verifyTimeoutMs ?? outcome.durationMs) / 1000)} s (verify_timeout)`
-        : outcome.aborted
-          ? 'was stopped because the run was interrupted'
-          : outcome.exitCode === null
-            ? 'could not run'
-            : `exited ${outcome.exitCode}`;
-      return {
-        complete: false,
-        reason: `verify command \`${command}\` ${how}; the tail of its output:\n${outcome.tail || '(no output)'}`,
-        verify: ran,
-      };
-    }
   }
+  return checks;
+}
+
+/** The verify commands as they ran, up to the first that failed (docs/deliver.md reads them from the gate event). */
+function verifyRecords(checks: CheckResult[]): VerifyRecord[] {
+  return checks
+    .filter((c) => c.command !== undefined && c.check.startsWith('verify: '))
+    .map((c) => ({ command: c.command!, exitCode: c.exitCode ?? null, timedOut: c.timedOut ?? false, durationMs: c.durationMs ?? 0 }));
+}
+
+export async function acceptanceGate(input: GateInput, onTasks?: (round: TaskRound) => void): Promise<GateResult> {
+  const checks = await runChecks(gateChecks(input, onTasks));
+  const verify = verifyRecords(checks);
+  const ran = verify.length > 0 ? { verify } : {};
+  const failed = checks.find((c) => !c.ok);
+  if (failed) return { complete: false, reason: failed.reason, checks, ...ran };
+  const reasons: string[] = [];
+  const summary = checks.find((c) => c.check === 'summary');
+  if (summary) reasons.push(summary.reason);
   if (input.verify.length > 0) reasons.push(`${input.verify.length} verify command(s) passed`);
-  return { complete: true, reason: reasons.join('; ') || 'completion accepted', ...(ran.length ? { verify: ran } : {}) };
+  const tasks = checks.find((c) => c.check === 'tasks');
+  if (tasks) reasons.push(tasks.reason);
+  return { complete: true, reason: reasons.join('; ') || 'completion accepted', checks, ...ran };
 }

@@ -34,6 +34,12 @@ export type RunEvent =
   | { type: 'decision'; iteration: number; decision: Decision }
   /** `verify`: the verify commands the gate ran, with exit code and duration (docs/deliver.md reads them from events.jsonl). */
   | { type: 'gate'; iteration: number; accepted: boolean; reason: string; verify?: VerifyRecord[] }
+  | { type: 'gate'; iteration: number; accepted: boolean; reason: string }
+  /**
+   * The tasks' own checks ran (docs/plans.md#task-checks): "tasks 2/3 verified", the tasks that
+   * pass now and did not before, those that passed and fail now. Iteration 0: before the first.
+   */
+  | { type: 'tasks'; iteration: number; verified: string; passing: string[]; regressed: string[]; mode?: string; detail?: string }
   /** Processes of the run still running when an iteration ended, stopped (docs/hostile.md). */
   | { type: 'processes-stopped'; iteration: number; processes: { pid: number; command: string }[] }
   /** The iteration's transcript passed --max-log: its middle was dropped (docs/hostile.md). */

@@ -39,6 +39,8 @@ export interface RunConfig {
   agent?: ResolvedAgent;
   /** Whether and how the agent and verify commands are sandboxed (docs/sandbox.md). */
   sandbox: SandboxSettings;
+  /** The config file's protect: globs, besides the plan's own. */
+  protect: string[];
   /** Where the stream format came from, for the run's `agent` event. */
   formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default';
 }
@@ -58,6 +60,7 @@ export type ExecDefaults = Pick<
   | 'maxRetries'
   | 'maxWaitMs'
   | 'maxStalls'
+  | 'protect'
 >;
 
 /** What the project's config file adds to one run (docs/config.md); the loop never reads the file. */
@@ -144,6 +147,7 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
     signalGraceMs: options.signalGraceMs ?? fc.signalGraceMs ?? DEFAULTS.signalGraceMs,
     maxLogBytes: options.maxLogBytes ?? DEFAULTS.maxLogBytes,
     sandbox: sandboxSettings(options.sandbox, fm.sandbox, project.sandbox, sandboxFromEnv(env)),
+    protect: fc.protect ?? [],
   };
   if (executor === 'command') config.command = command;
   if (agent !== undefined) config.agent = agent;

@@ -28,6 +28,12 @@ import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import { acceptanceGate } from './acceptance-gate.js';
+import { runBaseline, type Baseline } from './baseline-checks.js';
+import type { CheckResult } from './checks.js';
+import { normaliseToolError } from './error-loop.js';
+import { fingerprintProtected, globToRegExp } from './protected-files.js';
+import { iterationReceipt, taskReceipts } from './receipts.js';
+import { checkTasks, chooseTaskCheckMode, firstFailing, tasksOf, tasksVerified, type TaskRound } from './task-checks.js';
 import { diskFullEnding, isDiskFull } from './disk-full.js';
 import { killLeftoversNow, processMarker, stopLeftovers } from './leftover-processes.js';
 import { preflight } from './preflight.js';
@@ -47,6 +53,7 @@ import type { RunExtras, RunLifecycle } from './lifecycle.js';
 import { SETUP_FAILURES, SetupFailures } from './setup-failures.js';
 import { resolveConfig, type RunConfig } from './run-config.js';
 import { decideSandbox, openRunSandbox, type RunSandbox, type SandboxDecision } from '../sandbox/index.js';
+import type { CommandSandbox } from '../sandbox/types.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
 import type { ExecOptions, RunResult } from './types.js';
 
@@ -107,8 +114,10 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
     keepOutOfGit(paths.dir, cwd);
     const sandbox = sandboxChoice.on ? await openSandboxOf(config, plan, env, state, bus) : undefined;
     try {
+      // The checks run where the agent's work will be checked: in the sandbox, when there is one.
+      const baseline = opened.mode === 'new' ? await checkBaseline(plan, config, state, hooks.signal, sandbox?.forVerify()) : undefined;
       const executor = await createExecutor(config, env, sandbox?.forAgent());
-      const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note, sandbox: { choice: sandboxChoice, run: sandbox } });
+      const run = new PlanRun({ plan, config, templates, paths, state, executor, bus, clock, hooks, mode: opened.mode, resumeNote: opened.note, sandbox: { choice: sandboxChoice, run: sandbox }, baseline });
       return await run.execute();
     } finally {
       await sandbox?.close();
@@ -131,6 +140,35 @@ function openSandboxOf(config: RunConfig, plan: Plan, env: NodeJS.ProcessEnv, st
     env,
   };
   return openRunSandbox(facts, (r) => bus.emitEvent({ type: 'sandbox_denied', iteration: state.iteration, ...r }), state.sandbox?.refusals);
+}
+
+/**
+ * A new run's checks, once on the untouched tree (docs/plans.md#checks-that-can-fail); the tasks'
+ * states start from it, and how long the tasks' checks took chooses when they run.
+ */
+async function checkBaseline(plan: Plan, config: RunConfig, state: RunState, signal: AbortSignal | undefined, sandbox: CommandSandbox | undefined): Promise<Baseline | undefined> {
+  const mode = plan.config.taskChecks;
+  const tasks = mode === 'off' ? [] : tasksOf(plan);
+  state.tasks = tasks;
+  if (config.verify.length === 0 && tasks.length === 0) {
+    state.taskCheckMode = mode ?? 'gate';
+    return undefined;
+  }
+  const baseline = await runBaseline(config.verify, tasks, {
+    cwd: config.cwd,
+    ...(signal ? { signal } : {}),
+    ...(config.verifyTimeoutMs !== undefined ? { timeoutMs: config.verifyTimeoutMs } : {}),
+    env: { [RALPH_ENV.runId]: state.runId },
+    ...(sandbox ? { sandbox } : {}),
+  });
+  state.taskCheckMode = chooseTaskCheckMode(mode, baseline.aborted ? undefined : baseline.taskChecksMs);
+  if (plan.config.strictChecks === true && baseline.vacuous.length > 0) {
+    throw new UsageError(
+      `strict_checks: ${baseline.vacuous.length} check(s) of ${plan.path} already pass before the agent has changed anything: ${baseline.vacuous.join('; ')}`,
+      'Make every check fail until the work is done (a test of what the plan adds), or remove strict_checks: true.',
+    );
+  }
+  return baseline;
 }
 
 function limitsOf(config: RunConfig): RunState['limits'] {
@@ -225,6 +263,8 @@ interface PlanRunInit {
   mode: 'new' | 'resume';
   resumeNote: string | undefined;
   sandbox: { choice: SandboxDecision; run: RunSandbox | undefined };
+  /** A new run's checks on the untouched tree. */
+  baseline: Baseline | undefined;
 }
 
 class PlanRun {
@@ -252,6 +292,9 @@ class PlanRun {
   private readonly ownFiles: { files: string[]; dirs: string[] };
   /** Near misses of the stalled iterations in a row, for the no_progress reason. */
   private stallNearMisses: string[] = [];
+  /** The checks run for the iteration being settled, and its rejection: its receipt. */
+  private iterationChecks: CheckResult[] = [];
+  private iterationRejection: string | null = null;
 
   constructor(private readonly init: PlanRunInit) {
     this.plan = init.plan;
@@ -301,6 +344,12 @@ class PlanRun {
       state,
       iteration: this.state.iteration,
       pid: process.pid,
+      ...(this.state.tasks?.length
+        ? {
+            tasksVerified: tasksVerified(this.state.tasks),
+            tasks: this.state.tasks.map((t) => ({ name: t.name, status: t.status, firstPassedIteration: t.firstPassedIteration, ...(t.reason ? { reason: t.reason } : {}), ...(t.tail ? { tail: t.tail } : {}) })),
+          }
+        : {}),
     });
     saveState(this.paths.state, this.state);
   }
@@ -406,6 +455,7 @@ class PlanRun {
     // The plan's own warnings (unknown front-matter keys, …), worded as `ralph validate` words them.
     for (const w of plan.warnings) this.warn(`${plan.path}: ${w}`);
     if (this.init.mode === 'new') {
+      this.startChecks();
       const removed = removeStaleSignalFiles(config.cwd);
       if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
       this.summaryAside();
@@ -456,6 +506,8 @@ class PlanRun {
         continue;
       }
 
+      this.iterationChecks = [];
+      this.iterationRejection = null;
       const feedbackUsed = state.feedback;
       const resumeReasonUsed = this.resumeReason;
       state.iteration++;
@@ -545,6 +597,7 @@ class PlanRun {
       }
       if (result.stop?.cause === 'interrupt') {
         // Left for --resume: the interrupted iteration's files are weighed then.
+        this.addReceipt(n, result, 'none');
         this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
         return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with: ${this.resumeCommand()}` };
       }
@@ -580,8 +633,17 @@ class PlanRun {
       for (const key of result.findings) this.seenFindings.add(key);
       // Progress matters only to an iteration that decided nothing: the others skip the git calls.
       const undecided = decide(weighed).kind === 'none';
-      const progressed = !undecided || workBefore === undefined || newFinding || (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore;
+      // A claim runs the tasks' checks at the gate; other iterations run them here when they are quick.
+      const round = !undecided && decide(weighed).kind !== 'bailout' ? undefined : await this.checkTasksAfter(n);
+      const tasksProgressed = (round?.newlyPassing.length ?? 0) > 0;
+      const progressed =
+        !undecided ||
+        workBefore === undefined ||
+        newFinding ||
+        tasksProgressed ||
+        (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore;
       const ending = await this.settle(n, weighed, fc, result, progressed);
+      this.addReceipt(n, result, decide(weighed).kind);
       this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
       const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
       if (ending) return ending;
@@ -755,6 +817,7 @@ class PlanRun {
     }
     this.emit({ type: 'decision', iteration: n, decision });
 
+    if (decision.kind !== 'complete') state.rejection = null;
     if (decision.kind !== 'bailout') state.consecutiveBailouts = 0;
     if (decision.kind !== 'none') {
       state.consecutiveFailures = 0;
@@ -776,7 +839,9 @@ class PlanRun {
     switch (decision.kind) {
       case 'complete': {
         this.status('verifying');
-        const gate = await acceptanceGate({
+        let round: TaskRound | undefined;
+        const gate = await acceptanceGate(
+          {
           planId: this.plan.id,
           summaryPath: config.summaryPath,
           requireSummary: config.requireSummary,
@@ -788,13 +853,25 @@ class PlanRun {
           env: { [RALPH_ENV.runId]: state.runId },
           signal: this.runAbort.signal,
           ...(this.init.sandbox.run ? { sandbox: this.init.sandbox.run.forVerify() } : {}),
-        });
+          iteration: n,
+          ...(state.tasks?.length ? { tasks: state.tasks } : {}),
+          ...(state.guarded ? { guarded: state.guarded } : {}),
+          },
+          (r) => {
+            round = r;
+            this.noteTaskRound(n, r, false);
+          },
+        );
+        // Each task's result, then the verdict on all of them.
+        for (const c of gate.checks ?? []) this.iterationChecks.push(...(c.check === 'tasks' && round ? round.results : []), c);
         this.emit({ type: 'gate', iteration: n, accepted: gate.complete, reason: gate.reason, ...(gate.verify ? { verify: gate.verify } : {}) });
         if (gate.complete) return { outcome: 'complete', reason: `${decision.name} accepted: ${gate.reason}` };
         if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
         if (recovered) return { outcome: 'off_rails', reason: `off the rails: ${stop!.detail}; the recovery claim was rejected: ${gate.reason}` };
         const moved = moveAside(config.cwd, fc.files.filter((f) => f !== SIGNAL_FILES.blocked), this.paths.rejected(n));
         if (moved.length) this.warn(`moved the rejected claim's files into ${this.paths.rejected(n)}: ${moved.join(', ')}`, n);
+        const repeated = this.rejectedAgain(gate.reason);
+        if (repeated) return repeated;
         state.feedback = render(this.init.templates['feedback-completion-rejected'], { claim: decision.name, reason: gate.reason });
         state.nextFresh = false;
         return undefined;
@@ -819,6 +896,7 @@ class PlanRun {
         if (verdict.valid) return this.escalate(decision.reason, fc, 'blocked');
         state.consecutiveBlockRejections++;
         this.emit({ type: 'gate', iteration: n, accepted: false, reason: `blocker rejected: ${verdict.why}` });
+        this.iterationRejection = `blocker rejected: ${verdict.why}`;
         if (state.consecutiveBlockRejections >= 2) {
           return this.escalate(decision.reason, fc, `escalated after blocker claims were rejected in two iterations in a row (last: ${verdict.why})`);
         }
@@ -891,6 +969,93 @@ class PlanRun {
         throw new Error(`unknown decision ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * The same rejection in max_stalls iterations in a row ends the run: the agent is not getting
+   * anywhere with it (docs/loop.md#limits). Reasons are compared with numbers and paths folded.
+   */
+  private rejectedAgain(reason: string): Ending | undefined {
+    const { state, config } = this;
+    this.iterationRejection = reason;
+    const key = normaliseToolError(reason);
+    const count = state.rejection?.key === key ? state.rejection.count + 1 : 1;
+    state.rejection = { key, count };
+    if (config.maxStalls > 0 && count >= config.maxStalls) {
+      const quoted = reason.length > 600 ? `${reason.slice(0, 600)}…` : reason;
+      return { outcome: 'exhausted', reason: `rejected_repeatedly: the same completion claim was rejected for the same reason in ${count} iterations in a row (max_stalls ${config.maxStalls}): ${quoted}` };
+    }
+    return undefined;
+  }
+
+  /** A new run's checks: what the baseline found, the tamper guard's fingerprints, when the tasks' checks run. */
+  private startChecks(): void {
+    const { state, plan, config } = this;
+    const baseline = this.init.baseline;
+    for (const v of baseline?.vacuous ?? []) this.warn(v);
+    for (const c of baseline?.notCommands ?? []) this.warn(c);
+    if (plan.config.allowCheckChanges !== true) {
+      state.guarded = fingerprintProtected(config.cwd, plan, config.protect);
+      const files = Object.keys(state.guarded.files);
+      const empty = [...(plan.config.protect ?? []), ...config.protect].filter((g) => !files.some((f) => globToRegExp(g).test(f)));
+      if (empty.length) this.warn(`protect: ${empty.join(', ')} matches no file in ${config.cwd}: nothing is protected by it`);
+    }
+    if (state.tasks?.length) {
+      const when = state.taskCheckMode === 'iteration' ? 'after every iteration and at the gate' : 'at the gate';
+      const passing = state.tasks.filter((t) => t.status === 'passing').map((t) => t.name);
+      this.emit({ type: 'tasks', iteration: 0, verified: tasksVerified(state.tasks), passing, regressed: [], mode: state.taskCheckMode ?? 'gate', detail: `the tasks' own checks run ${when}` });
+    }
+  }
+
+  /** The tasks' checks after an iteration without a claim, when they run after every iteration. */
+  private async checkTasksAfter(n: number): Promise<TaskRound | undefined> {
+    const { state, config } = this;
+    if (state.taskCheckMode !== 'iteration' || !state.tasks?.length || this.runAbort.signal.aborted) return undefined;
+    this.status('checking');
+    const round = await checkTasks(state.tasks, n, {
+      cwd: config.cwd,
+      signal: this.runAbort.signal,
+      ...(config.verifyTimeoutMs !== undefined ? { timeoutMs: config.verifyTimeoutMs } : {}),
+      env: { [RALPH_ENV.runId]: state.runId },
+      ...(this.init.sandbox.run ? { sandbox: this.init.sandbox.run.forVerify() } : {}),
+    });
+    if (round.results.some((r) => r.aborted)) return undefined;
+    this.iterationChecks.push(...round.results);
+    this.noteTaskRound(n, round, true);
+    return round;
+  }
+
+  /** Tells what a round of task checks found: regressions always, the first failing task when asked. */
+  private noteTaskRound(n: number, round: TaskRound, nameFirstFailing: boolean): void {
+    const tasks = this.state.tasks ?? [];
+    this.emit({ type: 'tasks', iteration: n, verified: tasksVerified(tasks), passing: round.newlyPassing, regressed: round.regressions });
+    if (round.regressions.length > 0) {
+      this.warn(`regression: ${round.regressions.map((t) => `task "${t}"`).join(', ')} passed before and fail${round.regressions.length === 1 ? 's' : ''} now`, n);
+      const lines = tasks.filter((t) => round.regressions.includes(t.name)).map((t) => `- "${t.name}": ${t.reason ?? ''}`);
+      this.pendingFeedback.push(render(this.init.templates['feedback-task-regressed'], { tasks: lines.join('\n') }));
+    }
+    const failing = firstFailing(tasks);
+    if (nameFirstFailing && failing) {
+      this.pendingFeedback.push(
+        render(this.init.templates['feedback-task-check'], { verified: tasksVerified(tasks), task: failing.name, reason: failing.reason ?? '', tail: failing.tail || '(no output)' }),
+      );
+    }
+  }
+
+  private addReceipt(n: number, result: IterationResult, decision: string): void {
+    const { config } = this;
+    (this.state.receipts ??= []).push(
+      iterationReceipt({
+        iteration: n,
+        durationMs: result.durationMs,
+        tokens: result.tokens,
+        costUsd: result.costUsd,
+        priceKey: config.executor === 'anthropic' ? 'anthropic' : config.streamFormat,
+        decision,
+        checks: this.iterationChecks,
+        rejection: this.iterationRejection,
+      }),
+    );
   }
 
   /** Lines that were almost signals, quoted in the next prompt with how to write them. */
@@ -981,6 +1146,8 @@ class PlanRun {
       startedAt: s.startedAt,
       endedAt: endedAt ?? new Date(this.clock.now()).toISOString(),
       warnings: [...s.warnings],
+      ...(s.tasks?.length ? { tasksVerified: tasksVerified(s.tasks), tasks: taskReceipts(s.tasks, s.receipts ?? []) } : {}),
+      receipts: s.receipts ?? [],
       runDir: this.paths.dir,
       sandbox: sandbox ? { mode: 'on', ...sandbox.summary() } : { mode: 'off', denied: 0, refusals: [] },
     };

@@ -4,6 +4,10 @@ import type { Outcome } from '../contract.js';
 import type { TokenUsage } from '../executors/types.js';
 import type { STREAM_FORMATS } from '../plan/types.js';
 import type { RefusalCount, SandboxMode } from '../sandbox/index.js';
+import type { CheckResult } from './checks.js';
+import type { TaskState } from './task-checks.js';
+
+export type { CheckResult, TaskState };
 
 export type ExecutorName = 'anthropic' | 'command';
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
@@ -44,6 +48,8 @@ export interface ExecOptions {
   resume?: string;
   /** How long a failed/blocked/bailout signal leaves the executor running before it is stopped. */
   signalGraceMs?: number;
+  /** The config file's `protect:` globs (docs/plans.md#the-tamper-guard), added to the plan's. */
+  protect?: string[];
 }
 
 export interface SignalRecord {
@@ -59,6 +65,31 @@ export interface StopRecord {
   iteration: number;
   cause: string;
   detail: string;
+}
+
+/** What one iteration took and what came of it (docs/files.md#receipts). */
+export interface IterationReceipt {
+  iteration: number;
+  durationMs: number;
+  tokens: TokenUsage;
+  /** USD: as the agent reported it, or estimated from the price table when `costEstimated`; null: unknown. */
+  costUsd: number | null;
+  costEstimated: boolean;
+  /** The decision's kind: complete, bailout, failed, blocked or none. */
+  decision: string;
+  /** Every check ralph ran after this iteration: the gate's and the tasks'. */
+  checks: CheckResult[];
+  /** Why a completion (or blocker) claim was rejected; null when none was. */
+  rejection: string | null;
+}
+
+/** One task's receipt: its check's state, and what it took to pass it first. */
+export interface TaskReceipt extends TaskState {
+  /** Iterations up to the one where it first passed (null: it has not passed). */
+  iterations: number | null;
+  /** Their cost, USD (null: unknown or not passed); `costEstimated` when any part was estimated. */
+  costUsd: number | null;
+  costEstimated: boolean;
 }
 
 /** result.json (docs/files.md#resultjson). */
@@ -79,6 +110,11 @@ export interface RunResult {
   startedAt: string;
   endedAt: string;
   warnings: string[];
+  /** The tasks with their own checks (docs/plans.md#task-checks); "tasks 2/3 verified". */
+  tasks?: TaskReceipt[];
+  tasksVerified?: string;
+  /** A receipt per iteration (docs/files.md#receipts). */
+  receipts?: IterationReceipt[];
   /** Where the run's files are (not in the contract; handy for batch and report). */
   runDir?: string;
   /** Whether the agent ran sandboxed, and what the sandbox refused (docs/sandbox.md). */

@@ -43,6 +43,8 @@ export interface NotificationPayload {
   reason: string | null;
   iterations: number | null;
   costUsd: number | null;
+  /** "tasks 2/3 verified" for a plan whose tasks have checks (docs/plans.md#task-checks), else null. */
+  tasksVerified: string | null;
   prUrl: string | null;
   /** waiting, resumed. */
   wait: WaitFacts | null;
@@ -71,6 +73,7 @@ export function basePayload(event: NotifyEventName, at: Date, cwd: string): Noti
     reason: null,
     iterations: null,
     costUsd: null,
+    tasksVerified: null,
     prUrl: null,
     wait: null,
     batch: null,
@@ -83,7 +86,7 @@ export function summaryOf(p: NotificationPayload): string {
   const where = p.runDir ? ` (run ${p.runDir})` : '';
   switch (p.event) {
     case 'ended':
-      return `ralph: plan ${plan} ended ${p.outcome ?? '?'}${p.reason ? `: ${clean(p.reason, 300)}` : ''}${where}`;
+      return `ralph: plan ${plan} ended ${p.outcome ?? '?'}${p.tasksVerified ? ` (${p.tasksVerified})` : ''}${p.reason ? `: ${clean(p.reason, 300)}` : ''}${where}`;
     case 'blocked':
       return `ralph: plan ${plan} is blocked: ${clean(p.reason ?? '', 300)}${where}`;
     case 'waiting':

@@ -42,7 +42,7 @@ export function runPayload(event: NotificationPayload['event'], facts: RunFacts,
 /** ended (and blocked before it) from a result. */
 export function endedPayloads(facts: RunFacts, result: RunResult, at: Date): NotificationPayload[] {
   const fill = (p: NotificationPayload) =>
-    withSummary({ ...p, outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, iterations: result.iterations, costUsd: result.costUsd, prUrl: result.prUrl });
+    withSummary({ ...p, outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, iterations: result.iterations, costUsd: result.costUsd, tasksVerified: result.tasksVerified ?? null, prUrl: result.prUrl });
   const out = [fill(runPayload('ended', facts, at))];
   if (result.outcome === 'blocked') out.unshift(fill(runPayload('blocked', facts, at)));
   return out;

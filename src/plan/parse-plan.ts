@@ -24,6 +24,7 @@ export function parsePlan(text: string, path: string): { plan?: Plan; problems: 
   const split = splitFrontMatter(text);
   let config = defaultConfig();
   const warnings: string[] = [];
+  const strictWarnings: string[] = [];
   if (split.unclosed) add('front matter opened by "---" is never closed; add a line "---" after its last key', 1);
   if (split.yaml !== undefined) {
     const yaml = parseFrontMatterYaml(split.yaml, split.yamlLine);
@@ -33,6 +34,7 @@ export function parsePlan(text: string, path: string): { plan?: Plan; problems: 
       const read = readPlanConfig(yaml.doc, yaml.lineOf, split.yamlLine);
       for (const p of read.problems) add(p.message, p.line);
       warnings.push(...read.warnings);
+      strictWarnings.push(...read.unknownKeys);
       config = read.config;
     }
   }
@@ -63,7 +65,13 @@ export function parsePlan(text: string, path: string): { plan?: Plan; problems: 
     tasks: body.tasks,
     summaryPath: config.summary !== undefined ? resolve(dir, config.summary) : resolve(dir, `${stem}.summary.json`),
     warnings,
+    strictWarnings,
   };
+  if (config.verify.length === 0 && !body.tasks.some((t) => t.verify !== undefined)) {
+    const none = `${NO_CHECK_WARNING}; add \`verify:\` to the front matter or a <verify> command to a task`;
+    warnings.push(none);
+    strictWarnings.push(none);
+  }
   if (body.verification !== undefined) plan.verification = body.verification;
   const progress = extractSection(split.body, 'Progress');
   if (progress !== undefined) plan.progress = progress;
@@ -71,6 +79,9 @@ export function parsePlan(text: string, path: string): { plan?: Plan; problems: 
   if (observations !== undefined) plan.observations = observations;
   return { plan, problems };
 }
+
+/** Said at `ralph validate` and at the start of a run of a plan without any check (docs/plans.md#checks-that-can-fail). */
+export const NO_CHECK_WARNING = 'the plan has no check: completion will be accepted on the summary alone';
 
 /** A plan is a document, not a data set: past this it is not a plan (and is not read into memory). */
 export const MAX_PLAN_BYTES = 10 * 1024 * 1024;

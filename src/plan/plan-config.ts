@@ -7,7 +7,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { planIdProblem } from './plan-id.js';
 import { readSandboxValue } from '../sandbox/settings.js';
-import { EXECUTOR_NAMES, STREAM_FORMATS, type PlanConfig } from './types.js';
+import { EXECUTOR_NAMES, STREAM_FORMATS, TASK_CHECK_MODES, type PlanConfig } from './types.js';
 
 export interface ConfigIssue {
   line: number;
@@ -18,6 +18,8 @@ export interface ConfigResult {
   config: PlanConfig;
   problems: ConfigIssue[];
   warnings: string[];
+  /** The warnings about unknown keys: `ralph validate --strict` makes them errors. */
+  unknownKeys: string[];
 }
 
 type Checked = { ok: true; value: unknown } | { ok: false; message: string };
@@ -115,6 +117,17 @@ const verify: Check = (v, key) => {
   return stringList(v, key, false);
 };
 
+// Paths relative to the working directory; `..` or an absolute path would protect files outside it.
+const globs: Check = (v, key) => {
+  const list = typeof v === 'string' ? [v] : v;
+  const checked = stringList(list, key, false);
+  if (!checked.ok) return checked;
+  for (const [i, g] of (list as string[]).entries()) {
+    if (g.startsWith('/') || g.split('/').includes('..')) return fail(`${key}[${i}]: "${g}" must be a path pattern inside the working directory, e.g. test/**`);
+  }
+  return ok(list);
+};
+
 const blockers: Check = (v, key) => {
   const shape = `expected a mapping like { reject: [reason, ...] }`;
   if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Date) return fail(`${key}: ${shape}, got ${describe(v)}`);
@@ -148,6 +161,10 @@ const KEYS: Record<string, { field: keyof PlanConfig; check: Check }> = {
   verify: { field: 'verify', check: verify },
   blockers: { field: 'blockers', check: blockers },
   sandbox: { field: 'sandbox', check: sandbox },
+  task_checks: { field: 'taskChecks', check: oneOf(TASK_CHECK_MODES) },
+  strict_checks: { field: 'strictChecks', check: boolean },
+  protect: { field: 'protect', check: globs },
+  allow_check_changes: { field: 'allowCheckChanges', check: boolean },
 };
 
 export const KNOWN_KEYS = Object.keys(KEYS);
@@ -164,15 +181,16 @@ export function readPlanConfig(doc: Document.Parsed, lineOf: (offset: number) =>
   const config = defaultConfig();
   const problems: ConfigIssue[] = [];
   const warnings: string[] = [];
+  const unknownKeys: string[] = [];
   const contents = doc.contents;
-  if (contents === null || (isScalar(contents) && contents.value === null)) return { config, problems, warnings };
+  if (contents === null || (isScalar(contents) && contents.value === null)) return { config, problems, warnings, unknownKeys };
   if (!isMap(contents)) {
     const got = describe(contents.toJS(doc));
     problems.push({
       line: contents.range ? lineOf(contents.range[0]) : yamlLine,
       message: `front matter must be a mapping of keys to values (e.g. "max_iterations: 10"), got ${got}`,
     });
-    return { config, problems, warnings };
+    return { config, problems, warnings, unknownKeys };
   }
 
   const target = config as unknown as Record<string, unknown>;
@@ -184,7 +202,9 @@ export function readPlanConfig(doc: Document.Parsed, lineOf: (offset: number) =>
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
     if (!spec) {
       const hint = didYouMean(key, KNOWN_KEYS);
-      warnings.push(`line ${line}: unknown front-matter key "${key}" is ignored${hint ? ` (did you mean "${hint}"?)` : ''}`);
+      const warning = `line ${line}: unknown front-matter key "${key}" is ignored${hint ? ` (did you mean "${hint}"?)` : ''}`;
+      warnings.push(warning);
+      unknownKeys.push(warning);
       continue;
     }
     const value: unknown = isNode(pair.value) ? pair.value.toJS(doc) : pair.value;
@@ -192,5 +212,5 @@ export function readPlanConfig(doc: Document.Parsed, lineOf: (offset: number) =>
     if (checked.ok) target[spec.field] = checked.value;
     else problems.push({ line, message: checked.message });
   }
-  return { config, problems, warnings };
+  return { config, problems, warnings, unknownKeys };
 }

@@ -7,6 +7,10 @@ import { EXECUTOR_NAMES, STREAM_FORMATS } from '../contract.js';
 /** Values the front matter accepts for `executor` and `stream_format`: the lists live in contract.ts. */
 export { EXECUTOR_NAMES, STREAM_FORMATS };
 
+/** When ralph runs the tasks' own `<verify>` commands (docs/plans.md#task-checks). */
+export const TASK_CHECK_MODES = ['gate', 'iteration', 'off'] as const;
+export type TaskCheckMode = (typeof TASK_CHECK_MODES)[number];
+
 export interface PlanTask {
   name: string;
   /** The `type` attribute of `<task type="auto">`. */
@@ -43,6 +47,14 @@ export interface PlanConfig {
   blockers: { reject: string[] };
   /** `sandbox:` on, off, auto, or a mapping that loosens the policy for this plan (docs/sandbox.md). */
   sandbox?: SandboxLayer;
+  /** When tasks' checks run; undefined: chosen by how long they take (docs/plans.md#task-checks). */
+  taskChecks?: TaskCheckMode;
+  /** A check that already passes before the run is refused, not only warned about. */
+  strictChecks?: boolean;
+  /** Globs of files the checks depend on: changing one rejects a completion claim (docs/plans.md#the-tamper-guard). */
+  protect?: string[];
+  /** The plan means to change the files its checks depend on: the tamper guard is off. */
+  allowCheckChanges?: boolean;
 }
 
 export interface Plan {
@@ -68,4 +80,6 @@ export interface Plan {
   summaryPath: string;
   /** Things that are allowed but probably mistakes, e.g. unknown front-matter keys. */
   warnings: string[];
+  /** The warnings `ralph validate --strict` turns into errors: unknown keys, no check at all. */
+  strictWarnings: string[];
 }

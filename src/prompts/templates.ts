@@ -16,6 +16,8 @@ export const TEMPLATE_NAMES = [
   'feedback-blocker-rejected',
   'feedback-permission-denied',
   'feedback-near-miss',
+  'feedback-task-check',
+  'feedback-task-regressed',
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;

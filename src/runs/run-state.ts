@@ -3,7 +3,8 @@
 import type { SandboxResult } from '../loop/types.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import type { LimitKind, TokenUsage } from '../executors/types.js';
-import type { SignalRecord, StopRecord } from '../loop/types.js';
+import type { IterationReceipt, SignalRecord, StopRecord, TaskState } from '../loop/types.js';
+import type { ProtectedFiles } from '../loop/protected-files.js';
 import type { Outcome } from '../contract.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import type { FileSnapshot } from '../loop/file-signals.js';
@@ -66,6 +67,15 @@ export interface RunState {
   /** Iterations in a row with no decision and no progress, and with permission denials. */
   consecutiveStalls?: number;
   consecutiveDenials?: number;
+  /** The tasks' checks and their states; when they run (docs/plans.md#task-checks). */
+  tasks?: TaskState[];
+  taskCheckMode?: 'gate' | 'iteration' | 'off';
+  /** The files the checks depend on, fingerprinted at the start (docs/plans.md#the-tamper-guard). */
+  guarded?: ProtectedFiles;
+  /** The last rejection of a completion claim (normalised) and how many iterations in a row gave it. */
+  rejection?: { key: string; count: number } | null;
+  /** A receipt per iteration. */
+  receipts?: IterationReceipt[];
 }
 
 export interface RunLimits {

@@ -14,6 +14,9 @@ export interface StatusFile {
   /** While state is `waiting`: until when (ISO), and for which limit. */
   waitingUntil?: string;
   waitingFor?: string;
+  /** The tasks' checks (docs/plans.md#task-checks): "tasks 2/3 verified", and each task's state. */
+  tasksVerified?: string;
+  tasks?: { name: string; status: string; reason?: string; tail?: string; firstPassedIteration: number | null }[];
   updated: string;
 }
 

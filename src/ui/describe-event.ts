@@ -72,6 +72,14 @@ export function describeEvent(e: RunEvent): string | undefined {
       return `decision: ${e.decision.kind}${'reason' in e.decision && e.decision.reason ? ` (${stripControl(e.decision.reason)})` : ''}`;
     case 'gate':
       return e.accepted ? `claim accepted: ${stripControl(e.reason)}` : rejected(e.reason);
+    case 'tasks': {
+      // Task names come from the plan, not the agent, but are still shown the safe way.
+      const names = (list: string[]) => list.map((t) => `"${stripControl(t)}"`).join(', ');
+      const parts = [e.iteration === 0 ? `${e.verified} before the first iteration${e.detail ? `; ${e.detail}` : ''}` : `${e.verified} after iteration ${e.iteration}`];
+      if (e.passing.length && e.iteration > 0) parts.push(`now passing: ${names(e.passing)}`);
+      if (e.regressed.length) parts.push(`regressed: ${names(e.regressed)}`);
+      return parts.join('; ');
+    }
     case 'processes-stopped':
       return `stopped ${e.processes.length} process(es) the agent left running after iteration ${e.iteration}: ${e.processes
         .slice(0, 5)

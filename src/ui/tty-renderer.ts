@@ -21,7 +21,7 @@ export function ttyRenderer(o: RendererOptions): Renderer {
   const paint = (color: keyof typeof COLORS, text: string) => (o.color ? `\x1b[${COLORS[color]}m${text}\x1b[0m` : text);
   const area = createLiveBars(o.stderr, (line) => paint('dim', line));
   const now = o.clock ?? (() => new Date());
-  const s = { started: now().getTime(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false };
+  const s = { started: now().getTime(), iteration: 0, max: 0, cost: null as number | null, tokens: 0, signal: 'none yet', state: 'starting', live: false, tasks: null as string | null };
   // A wait is kept as what and until when, not as text: every redraw counts down anew.
   let wait: { kind: LimitKind; until: Date } | null = null;
   // The last tool the agent started, and when: during a long tool call it says what is going on.
@@ -42,7 +42,9 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     // Most telling first: a narrow terminal cuts the end of the line, never wraps it.
     const state = wait ? waitLine(wait.kind, wait.until, now()) : s.state;
     const last = tool && !wait ? ` · ${tool.label} · ${formatDuration(now().getTime() - tool.at)}` : '';
-    return `ralph ▸ ${iteration} · ${state}${last} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
+    // "tasks 2/3 verified" next to the state: how far the work is, as ralph measured it.
+    const tasks = s.tasks === null ? '' : ` · ${s.tasks}`;
+    return `ralph ▸ ${iteration} · ${state}${tasks}${last} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
   };
   const redraw = () => {
     if (s.live) area.set([statusLine()]);
@@ -94,6 +96,9 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           break;
         case 'gate':
           s.state = e.accepted ? 'claim accepted' : 'claim rejected';
+          break;
+        case 'tasks':
+          s.tasks = e.verified;
           break;
         case 'run-end':
           s.state = e.outcome;

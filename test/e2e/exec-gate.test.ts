@@ -89,8 +89,14 @@ describe.concurrent('the acceptance gate: every reason, told to the next iterati
     });
     expect(run.code, describeRun(run)).toBe(3);
     expect(eventsOf(run, 'gate')[0]!.reason).toContain('`echo second-ran > second.txt; exit 1` exited 1');
+    // Every command ran once before the first iteration (checks that can fail); at the gate the
+    // first failure stops the rest.
     expect(existsSync(join(run.work, 'second.txt'))).toBe(true);
-    expect(existsSync(join(run.work, 'third.txt'))).toBe(false);
+    expect(run.result!.receipts[0].checks.map((c: { check: string; ok: boolean }) => [c.check, c.ok])).toEqual([
+      ['summary', true],
+      ['verify: test -f here.txt', true],
+      ['verify: echo second-ran > second.txt; exit 1', false],
+    ]);
   });
 
   it('require_summary: false accepts a claim without a summary, but verify still runs', async ({ expect }) => {

@@ -106,7 +106,9 @@ describe.concurrent('verify commands that leave processes behind', () => {
   it('SIGTERM while verifying stops the verify command (and its setsid daemon) promptly: exit 130', async ({ expect }) => {
     const sleep = uniqueSleep();
     const dir = makeTempDir();
-    writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: ['verify:', `  - "setsid sh -c '${sleep}' & ${sleep}"`] }));
+    // It hangs only once the agent has written its summary: the run's first look at its checks,
+    // on the untouched tree (docs/plans.md#checks-that-can-fail), sees it fail at once.
+    writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: ['verify:', `  - "test -f plan.summary.json || exit 1; setsid sh -c '${sleep}' & ${sleep}"`] }));
     const agent = join(dir, 'agent.sh');
     writeFileSync(agent, `cat > /dev/null\n${WRITE_SUMMARY}\necho '###PLAN_COMPLETE###'\n`);
     const running = startRalph(['exec', 'plan.md', '--', 'sh', agent], { cwd: dir });

@@ -44,7 +44,7 @@ describe.runIf(ptyAvailable())('exec on a terminal', () => {
       const runDir = join(dir, '.ralph', 'runs', readdirSync(join(dir, '.ralph', 'runs'))[0]!);
       const last = screen.lines[screen.lines.length - 1]!;
       expect(last).toBe(`ralph: complete after 2 iterations, cost unknown; results in ${runDir}`);
-      expect(screen.lines).toContain('ralph: run complete (exit 0): PLAN_COMPLETE accepted: summary examples/demo-work/demo.summary.json is valid; 1 verify command(s) passed');
+      expect(screen.lines).toContain('ralph: run complete (exit 0): PLAN_COMPLETE accepted: summary examples/demo-work/demo.summary.json is valid; 1 verify command(s) passed; tasks 2/2 verified');
       // The agent's lines, each whole and on its own line.
       for (const line of [
         'Task 1: writing examples/demo-work/wordcount.mjs',
@@ -63,7 +63,9 @@ describe.runIf(ptyAvailable())('exec on a terminal', () => {
       const statusLines = ran.raw.split(/\r|\n|\u001b\[J/).filter((l) => l.includes('ralph ▸'));
       expect(statusLines.length).toBeGreaterThan(0);
       for (const l of statusLines) expect(Array.from(l.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')).length).toBeLessThan(cols);
-      expect(statusLines.some((l) => l.includes('ralph ▸ iteration 2 (max 5) · running · signal BAILOUT · '))).toBe(true);
+      // At 80 columns the line is cut after the first letters of the signal: the most telling parts come first.
+      const second = `ralph ▸ iteration 2 (max 5) · running · tasks 1/2 verified · signal ${cols >= 120 ? 'BAILOUT · ' : 'BA'}`;
+      expect(statusLines.some((l) => l.includes(second)), statusLines.join('\n')).toBe(true);
       // Unknown numbers say so (where the line has room for them).
       // Control sequences are not text: colours, and the erase to the end of the row after the line.
       if (cols >= 120) expect(statusLines.some((l) => / · cost unknown · tokens unknown$/.test(l.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')))).toBe(true);

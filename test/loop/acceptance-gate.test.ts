@@ -94,7 +94,7 @@ describe('acceptanceGate', () => {
   it('verify commands run with sh -c in the working directory, in order', async () => {
     writeSummary(valid);
     const r = await acceptanceGate({ ...input, verify: ['pwd > where.txt', 'test "$(cat where.txt)" = "$PWD"'] });
-    expect(r).toEqual({
+    expect(r).toMatchObject({
       complete: true,
       reason: 'summary plans/p1.summary.json is valid; 2 verify command(s) passed',
       // Each command's record: what a pull request's body shows (docs/deliver.md).
@@ -103,6 +103,11 @@ describe('acceptanceGate', () => {
         { command: 'test "$(cat where.txt)" = "$PWD"', exitCode: 0, timedOut: false, durationMs: expect.any(Number) },
       ],
     });
+    expect(r.checks!.map((c) => [c.check, c.ok])).toEqual([
+      ['summary', true],
+      ['verify: pwd > where.txt', true],
+      ['verify: test "$(cat where.txt)" = "$PWD"', true],
+    ]);
   });
 
   it('a failing verify command is recorded with the ones before it, and no later one runs', async () => {

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { InvalidInputError } from '../../src/errors.js';
 import { loadPlan, parsePlan, type Plan } from '../../src/plan/index.js';
 
+const NO_CHECK = 'the plan has no check: completion will be accepted on the summary alone; add `verify:` to the front matter or a <verify> command to a task';
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/plans');
 const valid = (name: string): string => join(FIXTURES, 'valid', name);
 const broken = (name: string): string => join(FIXTURES, 'broken', name);
@@ -135,13 +136,14 @@ describe('loadPlan on valid plans', () => {
 
   it('suggests a known key for a three-letter front-matter key, as for the config file', () => {
     const { plan } = parsePlan('---\nids: x\n---\n<tasks><task><name>A</name></task></tasks>\n', 'p.md');
-    expect(plan!.warnings).toEqual(['line 2: unknown front-matter key "ids" is ignored (did you mean "id"?)']);
+    expect(plan!.warnings).toEqual(['line 2: unknown front-matter key "ids" is ignored (did you mean "id"?)', NO_CHECK]);
+    expect(plan!.strictWarnings).toEqual(plan!.warnings);
   });
 
   it('a front-matter key named like an Object property is an unknown key, not a crash', () => {
     const { plan, problems } = parsePlan('---\nconstructor: 1\ntoString: x\n---\n<tasks><task><name>A</name></task></tasks>\n', 'p.md');
     expect(problems).toEqual([]);
-    expect(plan!.warnings).toEqual(['line 2: unknown front-matter key "constructor" is ignored', 'line 3: unknown front-matter key "toString" is ignored']);
+    expect(plan!.warnings).toEqual(['line 2: unknown front-matter key "constructor" is ignored', 'line 3: unknown front-matter key "toString" is ignored', NO_CHECK]);
   });
 
   it('reads CRLF plans with the same lines and text as LF ones', async () => {
@@ -155,6 +157,25 @@ describe('loadPlan on valid plans', () => {
     const { plan } = parsePlan('<tasks>\n<task><name>A</name></task>\n<task><name>A</name></task>\n</tasks>\n', 'dup.md');
     expect(plan?.warnings).toEqual([
       'line 3: task name "A" is also used on line 2; summaries name tasks, so make names unique',
+      NO_CHECK,
+    ]);
+    // A duplicate name is not something --strict refuses.
+    expect(plan?.strictWarnings).toEqual([NO_CHECK]);
+  });
+
+  it('a plan with a check in its front matter or in one task has no "no check" warning', () => {
+    for (const text of ['---\nverify: npm test\n---\n<tasks><task><name>A</name></task></tasks>\n', '<tasks><task><name>A</name><verify>npm test</verify></task><task><name>B</name></task></tasks>\n']) {
+      expect(parsePlan(text, 'p.md').plan!.warnings).toEqual([]);
+    }
+  });
+
+  it('reads task_checks, strict_checks, protect and allow_check_changes; refuses bad values', () => {
+    const { plan } = parsePlan('---\ntask_checks: gate\nstrict_checks: true\nprotect: test/**\nallow_check_changes: false\nverify: [x]\n---\n<tasks><task><name>A</name></task></tasks>\n', 'p.md');
+    expect(plan!.config).toMatchObject({ taskChecks: 'gate', strictChecks: true, protect: ['test/**'], allowCheckChanges: false });
+    const bad = parsePlan('---\ntask_checks: sometimes\nprotect: [../secrets]\n---\n<tasks><task><name>A</name></task></tasks>\n', 'p.md');
+    expect(bad.problems.map((p) => p.message)).toEqual([
+      'task_checks: expected one of gate, iteration, off, got "sometimes"',
+      'protect[0]: "../secrets" must be a path pattern inside the working directory, e.g. test/**',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 // `ralph validate` as a user runs it: the built CLI (npm test builds dist/ first).
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { isRunning } from '../helpers/processes.js';
 
 const VALID = 'test/fixtures/plans/valid';
 const BROKEN = 'test/fixtures/plans/broken';
+const NO_CHECK = 'the plan has no check: completion will be accepted on the summary alone; add `verify:` to the front matter or a <verify> command to a task';
 
 function ralph(...args: string[]): Promise<Ran> {
   return runRalph(args);
@@ -22,7 +23,7 @@ beforeAll(() => {
 describe('ralph validate', () => {
   it('prints ok with the id and task count for each valid plan and exits 0', async () => {
     const ran = await ralph('validate', `${VALID}/gsd-style.md`, `${VALID}/minimal.md`);
-    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran).toMatchObject({ code: 0, stderr: `${VALID}/minimal.md: warning: ${NO_CHECK}\n` });
     expect(ran.stdout).toBe(`ok  ${VALID}/gsd-style.md  (02-03-rate-limit, 2 tasks)\nok  ${VALID}/minimal.md  (minimal, 1 task)\n`);
     expect(isRunning(ran.pid)).toBe(false);
   });
@@ -53,6 +54,7 @@ describe('ralph validate', () => {
       `${many}:4: verify: expected a list of strings, got 7 (a number)`,
       `${many}:8: <tasks> is never closed; add </tasks> after the last </task>`,
       `${many}:9: task 1 has no <name>; give every task a <name>…</name>`,
+      `${VALID}/minimal.md: warning: ${NO_CHECK}`,
       `${none}: no <tasks> element; list the work as <tasks><task><name>…</name><action>…</action></task></tasks>`,
       '',
     ]);
@@ -86,6 +88,36 @@ describe('ralph validate', () => {
     const ran = await ralph('validate', empty);
     expect(ran.code).toBe(64);
     expect(ran.stderr).toBe(`${empty}: folder holds no *.md plans\n`);
+  });
+
+  it('--strict: a misspelt key and a plan without any check are errors (64); without it, warnings', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-validate-'));
+    writeFileSync(join(dir, 'typo.md'), '---\nverfy: [npm test]\n---\n<tasks><task><name>A</name></task></tasks>\n');
+    const lenient = await ralph('validate', join(dir, 'typo.md'));
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain('unknown front-matter key "verfy" is ignored (did you mean "verify"?)');
+    expect(lenient.stderr).toContain('completion will be accepted on the summary alone');
+    const strict = await ralph('validate', '--strict', join(dir, 'typo.md'));
+    expect(strict.code).toBe(64);
+    expect(strict.stdout).toBe('');
+    expect(strict.stderr.split('\n')).toEqual([
+      `${join(dir, 'typo.md')}: line 2: unknown front-matter key "verfy" is ignored (did you mean "verify"?)`,
+      `${join(dir, 'typo.md')}: ${NO_CHECK}`,
+      '',
+    ]);
+  });
+
+  it('--run-checks runs every check where it is: one that already passes is vacuous (a warning; 64 with strict_checks)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-validate-'));
+    writeFileSync(join(dir, 'p.md'), '---\nverify: [test -f built]\n---\n<tasks><task><name>A</name><verify>true</verify></task></tasks>\n');
+    writeFileSync(join(dir, 's.md'), '---\nstrict_checks: true\nverify: [test -f built]\n---\n<tasks><task><name>A</name><verify>true</verify></task></tasks>\n');
+    const ran = await ralph('validate', '--run-checks', '--cwd', dir, join(dir, 'p.md'));
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain('the check of task "A" (`true`) already passes before anything was changed: it is vacuous');
+    expect(ran.stderr).toContain(`ran 2 check(s) in ${dir}: 1 fail(s) as it should before the work, 1 already pass(es) (vacuous)`);
+    const strict = await ralph('validate', '--run-checks', '--cwd', dir, join(dir, 's.md'));
+    expect(strict.code).toBe(64);
+    expect(strict.stderr).toContain('task "A" (`true`) already passes');
   });
 
   it('is a usage error (64) without a plan', async () => {

@@ -58,4 +58,18 @@ describe('tty renderer', () => {
     expect(raw).not.toContain('\x1b[2J');
     r.close();
   });
+
+  it('the status line says how many tasks ralph has verified', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    const err = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let raw = '';
+    err.on('data', (d: Buffer) => (raw += d.toString()));
+    const r = createRenderer({ stdout: new PassThrough(), stderr: err, json: false, quiet: false, tty: true, color: false });
+    r.onEvent({ type: 'run-start', runId: 'r', runDir: '/r', plan: 'p', planPath: '/p.md', cwd: '/', mode: 'new', executor: 'x', maxIterations: 5, startedAt: new Date().toISOString(), head: null });
+    r.onEvent({ type: 'iteration-start', iteration: 1, maxIterations: 5, fresh: true, prompt: 'full' });
+    r.onEvent({ type: 'tasks', iteration: 1, verified: 'tasks 2/3 verified', passing: ['A', 'B'], regressed: [] });
+    vi.advanceTimersByTime(1_000);
+    expect(raw).toContain('iteration 1 (max 5) · running · tasks 2/3 verified · signal');
+    r.close();
+  });
 });

@@ -112,6 +112,8 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
       iterations: result?.iterations ?? null,
       bailouts: result?.bailouts ?? null,
       costUsd: result?.costUsd ?? null,
+      ...(result?.tasksVerified ? { tasksVerified: result.tasksVerified } : {}),
+      ...(result?.receipts ? { receipts: result.receipts, costEstimated: result.costEstimated ?? false } : {}),
       prUrl: result?.prUrl ?? null,
       startedAt: result?.startedAt ?? null,
       endedAt: result?.endedAt ?? null,

@@ -16,7 +16,7 @@ export function outcomeLine(report: Report): string {
 }
 
 export function runOutcome(run: RunSummary): string {
-  return run.outcome ?? 'unknown';
+  return `${run.outcome ?? 'unknown'}${run.tasksVerified ? ` (${run.tasksVerified})` : ''}`;
 }
 
 /** Which filters were applied, in words; empty when none. */

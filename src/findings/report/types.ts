@@ -67,6 +67,11 @@ export interface RunSummary {
   iterations: number | null;
   bailouts: number | null;
   costUsd: number | null;
+  /** "tasks 2/3 verified" for a plan whose tasks have checks (docs/plans.md#task-checks). */
+  tasksVerified?: string | null;
+  /** Receipts per iteration in result.json, and whether any cost in them is an estimate (docs/files.md#receipts). */
+  receipts?: number;
+  costEstimated?: boolean;
   /** Only a strict https URL survives (util/markdown-escape.ts strictUrl); anything else is null. */
   prUrl: string | null;
   startedAt: string | null;

@@ -282,6 +282,14 @@ export function iterationsCalled(run: ExecRun): number[] {
   return (run.calls ?? []).map((c) => c.iteration);
 }
 
+/** The warning every run of a plan without any check starts with (planText() has none: docs/plans.md#checks-that-can-fail). */
+export const NO_CHECK_WARNING = 'the plan has no check: completion will be accepted on the summary alone';
+
+/** The run's warnings but that one, for tests about other warnings. */
+export function otherWarnings(warnings: string[] | undefined): string[] {
+  return (warnings ?? []).filter((w) => !w.includes(NO_CHECK_WARNING));
+}
+
 /** Events of one type. */
 export function eventsOf(run: ExecRun, type: string): Record<string, any>[] {
   return run.events.filter((e) => e.type === type);
