@@ -51,6 +51,11 @@ function lifecycleOption<T>(lifecycle: T | undefined): { lifecycle?: T } {
   return lifecycle ? { lifecycle } : {};
 }
 
+/** The hooks and notifications, wrapped by delivery when there is any (without --pr they stand alone). */
+function withDelivery<T>(delivery: { wrap(lifecycle: T | undefined): T | undefined } | null | undefined, lifecycle: T | undefined): T | undefined {
+  return delivery ? delivery.wrap(lifecycle) : lifecycle;
+}
+
 export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliContext): Promise<number> {
   // Loaded here so other commands do not pay for the loop's modules at start-up.
   const { runPlan } = await import('../loop/index.js');
@@ -111,7 +116,7 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
       project: project.config,
       // With --pr, ralph opens the pull request: the agent gets no GitHub token (docs/deliver.md).
       hideEnv: prMode !== 'off' ? [...project.hideEnv, 'GITHUB_TOKEN', 'GH_TOKEN'] : project.hideEnv,
-      ...lifecycleOption(delivery?.wrap(hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env, signal: controller.signal }) : undefined)),
+      ...lifecycleOption(withDelivery(delivery, hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: project.targets, redact: project.redact, env: ctx.env, signal: controller.signal }) : undefined)),
     });
     if (delivery && runDir) {
       const d = await delivery.finish(result, { planPath: options.planPath, runDir });
