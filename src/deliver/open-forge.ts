@@ -90,5 +90,16 @@ export async function openForge(top: string, settings: ForgeSettings, env: NodeJ
   if (!info.canPush) throw new UsageError(`--pr: the token (from ${token.from}) cannot push to ${info.fullName}, so it cannot open pull requests there`, 'use a token with write access to the repository');
   const current = await tryGit(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
   const base = settings.base ?? (current && !current.startsWith('ralph/') ? current : info.defaultBranch);
+  // Pull requests are opened against the remote's base branch, and pushes go to the remote: both
+  // are known now, not after a night of plans.
+  let heads: string;
+  try {
+    heads = await git(top, ['ls-remote', '--heads', remote, `refs/heads/${base}`], { timeoutMs: 30_000 });
+  } catch (error) {
+    throw new UsageError(`--pr: the remote ${remote} cannot be reached: ${(error as Error).message.replace(/^git ls-remote failed: /, '')}`, 'pushes go to it: fix the remote, or your access to it');
+  }
+  if (!heads.includes(`refs/heads/${base}`)) {
+    throw new UsageError(`--pr: the base branch ${base} is not on the remote ${remote}, so there is nothing to open pull requests against`, `push it first (git push ${remote} ${base}), or name another with deliver.base`);
+  }
   return { forge, remote, repo, base };
 }

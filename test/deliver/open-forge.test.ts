@@ -43,7 +43,8 @@ describe('openForge', () => {
     expect(opened.repo).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
     expect(opened.remote).toBe('origin');
     expect(opened.base).toBe('main');
-    // Detached HEAD: the repository's default branch.
+    // Detached HEAD: the repository's default branch (on the remote too).
+    git(r.repo, 'push', '-q', 'origin', 'main:trunk');
     git(r.repo, 'checkout', '-q', '--detach');
     expect((await openForge(r.repo, {}, { GITHUB_TOKEN: 'ok', GITHUB_API_URL: gh.url }, { gh: noGh })).base).toBe('trunk');
   });
@@ -62,7 +63,12 @@ describe('openForge', () => {
     expect(await refusal(openForge(r.repo, {}, { ...env, GITHUB_TOKEN: 'nope' }, { gh: noGh }))).toMatch(/401 Bad credentials/);
     expect(await refusal(openForge(r.repo, {}, { ...env, GITHUB_TOKEN: 'ro' }, { gh: noGh }))).toMatch(/cannot push to acme\/widgets/);
     expect(await refusal(openForge(r.repo, { remote: 'upstream' }, { ...env, GITHUB_TOKEN: 'ok' }, { gh: noGh }))).toMatch(/no remote named upstream/);
+    git(r.repo, 'checkout', '-q', '-b', 'local-only');
+    expect(await refusal(openForge(r.repo, {}, { ...env, GITHUB_TOKEN: 'ok' }, { gh: noGh }))).toMatch(/the base branch local-only is not on the remote origin/);
+    git(r.repo, 'checkout', '-q', 'main');
     git(r.repo, 'remote', 'set-url', 'origin', 'https://ghe.corp/acme/widgets.git');
+    // The bare repository stands for the GHE remote too: no test reaches the network.
+    git(r.repo, 'config', `url.${r.bare}.insteadOf`, 'https://ghe.corp/acme/widgets.git');
     expect(await refusal(openForge(r.repo, {}, { ...env, GITHUB_TOKEN: 'ok' }, { gh: noGh }))).toMatch(/on ghe.corp, which is not GitHub/);
     // GitHub Enterprise Server: named by its web address; the API is at <url>/api/v3 unless told otherwise.
     const ghe = await openForge(r.repo, { githubUrl: 'https://ghe.corp', apiUrl: gh.url }, { GITHUB_TOKEN: 'ok' }, { gh: noGh });
