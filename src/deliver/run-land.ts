@@ -9,6 +9,7 @@ import { EXIT_CODES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { runVerifyCommand } from '../loop/verify-commands.js';
 import { keepOutOfGit } from '../runs/git-ignore.js';
+import { acquirePlanLock, type PlanLock } from '../runs/plan-lock.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { git, GitError } from '../util/git.js';
 import { applyBranch, removeScratch, scratchWorktree } from './apply-branch.js';
@@ -112,113 +113,128 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
   const scratch = join(out, SCRATCH_DIR);
   const checkTimeoutMs = o.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
 
-  const previous = await readLandState(statePath);
-  const resumed = previous !== null && previous.status !== 'done' && previous.strategy === strategy && sameQueue(previous, source.items, target);
-  const state: LandState = resumed
-    ? { ...previous, status: 'running', updatedAt: now().toISOString() }
-    : {
-        version: 1,
-        target,
-        strategy,
-        startedFrom: await head(repo, `refs/heads/${target}`),
-        startedAt: now().toISOString(),
-        updatedAt: now().toISOString(),
-        status: 'running',
-        items: source.items.map((i): LandItemState => ({ id: i.id, branch: i.branch, status: 'pending' })),
-      };
-  delete state.pushed;
-  const save = async () => {
-    state.updatedAt = now().toISOString();
-    await writeLandState(statePath, state);
-  };
-  await save();
-  if (resumed) say(`resuming the landing in ${out}: ${state.items.filter((i) => i.status !== 'pending').length} of ${state.items.length} done`);
-
-  let interrupted = false;
+  const lock = lockLanding(repo, statePath, out);
   try {
-    for (let n = 0; n < state.items.length; n++) {
-      const item = state.items[n]!;
-      if (item.status !== 'pending') continue;
-      if (signal.aborted) {
-        interrupted = true;
-        break;
-      }
-      const plan = source.items[n]!;
-      const onto = await head(repo, `refs/heads/${target}`);
-      const branchCommit = await head(repo, `refs/heads/${plan.branch}`);
-      const set = async (s: LandItemState) => {
-        state.items[n] = s;
-        await save();
-      };
-      if (await isAncestor(repo, branchCommit, onto)) {
-        await set({ id: item.id, branch: item.branch, status: 'landed', commit: onto, onto, checks: [], note: 'already on the target' });
-        say(`${item.id}: already on ${target}`);
-        continue;
-      }
-      await scratchWorktree(repo, scratch, onto);
-      const applied = await applyBranch({ repo, scratch, onto, branch: plan.branch, branchCommit, strategy });
-      if (!applied.ok) {
-        await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: applied.reason, checks: [], onto });
-        say(`${item.id}: not landed: ${applied.reason}`);
-        continue;
-      }
-      const checks: CheckRecord[] = [];
-      let failed: string | null = null;
-      const all = [...plan.verify.map((command) => ({ kind: 'verify' as const, command })), ...(o.checks ?? []).map((command) => ({ kind: 'land' as const, command }))];
-      for (const c of all) {
-        say(`${item.id}: ${c.kind} check: ${c.command}`);
-        const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal });
-        if (r.aborted) {
+    const previous = await readLandState(statePath);
+    const resumed = previous !== null && previous.status !== 'done' && previous.strategy === strategy && sameQueue(previous, source.items, target);
+    const state: LandState = resumed
+      ? { ...previous, status: 'running', updatedAt: now().toISOString() }
+      : {
+          version: 1,
+          target,
+          strategy,
+          startedFrom: await head(repo, `refs/heads/${target}`),
+          startedAt: now().toISOString(),
+          updatedAt: now().toISOString(),
+          status: 'running',
+          items: source.items.map((i): LandItemState => ({ id: i.id, branch: i.branch, status: 'pending' })),
+        };
+    delete state.pushed;
+    const save = async () => {
+      state.updatedAt = now().toISOString();
+      await writeLandState(statePath, state);
+    };
+    await save();
+    if (resumed) say(`resuming the landing in ${out}: ${state.items.filter((i) => i.status !== 'pending').length} of ${state.items.length} done`);
+
+    let interrupted = false;
+    try {
+      for (let n = 0; n < state.items.length; n++) {
+        const item = state.items[n]!;
+        if (item.status !== 'pending') continue;
+        if (signal.aborted) {
           interrupted = true;
           break;
         }
-        checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
-        if (r.exitCode !== 0 || r.timedOut) {
-          failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
-          break;
+        const plan = source.items[n]!;
+        const onto = await head(repo, `refs/heads/${target}`);
+        const branchCommit = await head(repo, `refs/heads/${plan.branch}`);
+        const set = async (s: LandItemState) => {
+          state.items[n] = s;
+          await save();
+        };
+        if (await isAncestor(repo, branchCommit, onto)) {
+          await set({ id: item.id, branch: item.branch, status: 'landed', commit: onto, onto, checks: [], note: 'already on the target' });
+          say(`${item.id}: already on ${target}`);
+          continue;
+        }
+        await scratchWorktree(repo, scratch, onto);
+        const applied = await applyBranch({ repo, scratch, onto, branch: plan.branch, branchCommit, strategy });
+        if (!applied.ok) {
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: applied.reason, checks: [], onto });
+          say(`${item.id}: not landed: ${applied.reason}`);
+          continue;
+        }
+        const checks: CheckRecord[] = [];
+        let failed: string | null = null;
+        const all = [...plan.verify.map((command) => ({ kind: 'verify' as const, command })), ...(o.checks ?? []).map((command) => ({ kind: 'land' as const, command }))];
+        for (const c of all) {
+          say(`${item.id}: ${c.kind} check: ${c.command}`);
+          const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal });
+          if (r.aborted) {
+            interrupted = true;
+            break;
+          }
+          checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
+          if (r.exitCode !== 0 || r.timedOut) {
+            failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
+            break;
+          }
+        }
+        if (interrupted) break;
+        if (failed) {
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto });
+          say(`${item.id}: not landed: ${failed}`);
+          continue;
+        }
+        // The pull request's head: ralph/pr/<plan> for a batch's plan, the branch itself otherwise.
+        const moved = o.forge
+          ? await landThroughForge({ repo, target, onto, commit: applied.commit, head: source.batchOut ? prBranch(item.id) : item.branch, ...o.forge })
+          : await moveTarget(repo, target, onto, applied.commit);
+        if (!moved.ok) {
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto });
+          say(`${item.id}: not landed: ${moved.reason}`);
+          continue;
+        }
+        const landedAs = o.forge ? await head(repo, `refs/heads/${target}`) : applied.commit;
+        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}) });
+        say(`${item.id}: landed on ${target} as ${landedAs.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
+      }
+    } finally {
+      await removeScratch(repo, scratch);
+    }
+
+    if (!interrupted && o.push) {
+      const remote = await chooseRemote(repo, o.remote);
+      if (!remote) state.pushed = { ok: false, note: 'no remote to push to' };
+      else {
+        try {
+          await git(repo, ['push', '--quiet', remote, `refs/heads/${target}:refs/heads/${target}`], { timeoutMs: 120_000 });
+          state.pushed = { ok: true, note: `${target} pushed to ${remote}` };
+        } catch (error) {
+          state.pushed = { ok: false, note: `git push ${remote} ${target} failed: ${error instanceof GitError ? error.message : String(error)}` };
         }
       }
-      if (interrupted) break;
-      if (failed) {
-        await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto });
-        say(`${item.id}: not landed: ${failed}`);
-        continue;
-      }
-      // The pull request's head: ralph/pr/<plan> for a batch's plan, the branch itself otherwise.
-      const moved = o.forge
-        ? await landThroughForge({ repo, target, onto, commit: applied.commit, head: source.batchOut ? prBranch(item.id) : item.branch, ...o.forge })
-        : await moveTarget(repo, target, onto, applied.commit);
-      if (!moved.ok) {
-        await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto });
-        say(`${item.id}: not landed: ${moved.reason}`);
-        continue;
-      }
-      const landedAs = o.forge ? await head(repo, `refs/heads/${target}`) : applied.commit;
-      await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}) });
-      say(`${item.id}: landed on ${target} as ${landedAs.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
+      say(state.pushed.note);
     }
+    state.status = interrupted ? 'interrupted' : 'done';
+    await save();
+    const report = reportOf(state, await head(repo, `refs/heads/${target}`), source.skipped, interrupted);
+    const reportPath = join(out, LAND_REPORT_FILE);
+    await writeFileAtomic(reportPath, renderLandReport(report));
+    const exitCode = interrupted ? EXIT_CODES.interrupted : report.unlanded.length > 0 || state.pushed?.ok === false ? 1 : 0;
+    return { report, reportPath, statePath, exitCode };
   } finally {
-    await removeScratch(repo, scratch);
+    lock.release();
   }
+}
 
-  if (!interrupted && o.push) {
-    const remote = await chooseRemote(repo, o.remote);
-    if (!remote) state.pushed = { ok: false, note: 'no remote to push to' };
-    else {
-      try {
-        await git(repo, ['push', '--quiet', remote, `refs/heads/${target}:refs/heads/${target}`], { timeoutMs: 120_000 });
-        state.pushed = { ok: true, note: `${target} pushed to ${remote}` };
-      } catch (error) {
-        state.pushed = { ok: false, note: `git push ${remote} ${target} failed: ${error instanceof GitError ? error.message : String(error)}` };
-      }
-    }
-    say(state.pushed.note);
+/** One landing per land.json at a time: two would each move the target from under the other's checks. */
+function lockLanding(repo: string, statePath: string, out: string): PlanLock {
+  try {
+    return acquirePlanLock({ cwd: repo, planPath: statePath, planId: 'land', runId: 'land', runDir: out });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(`another ralph land is using ${out}: ${error.message.replace(/^plan land is already running in [^:]*: /, '')}`, 'wait for it to end (it resumes from land.json if it was killed)');
   }
-  state.status = interrupted ? 'interrupted' : 'done';
-  await save();
-  const report = reportOf(state, await head(repo, `refs/heads/${target}`), source.skipped, interrupted);
-  const reportPath = join(out, LAND_REPORT_FILE);
-  await writeFileAtomic(reportPath, renderLandReport(report));
-  const exitCode = interrupted ? EXIT_CODES.interrupted : report.unlanded.length > 0 || state.pushed?.ok === false ? 1 : 0;
-  return { report, reportPath, statePath, exitCode };
 }

@@ -104,6 +104,10 @@ describe('ralph land (built CLI)', () => {
     let child: ChildProcess | undefined;
     const killed = runRalph(['land', 'one', 'two', 'three', '--check', check], { cwd: r.repo, onStart: (c) => (child = c) });
     await until(() => existsSync(waiting));
+    // A second landing meanwhile would move main under the first one's checks: refused.
+    const second = await runRalph(['land', 'one', 'two', 'three', '--check', check], { cwd: r.repo });
+    expect(second.code).toBe(64);
+    expect(second.stderr).toMatch(/^ralph: another ralph land is using .*land\/main/);
     child!.kill('SIGKILL');
     await killed;
     process.kill(Number(readFileSync(waiting, 'utf8')), 'SIGKILL');
