@@ -107,6 +107,21 @@ describe('usage limits', () => {
     expect(events.some((e) => e.type === 'wait_start')).toBe(false);
   });
 
+  it("the API key's spend cap (a 400) ends the run failed at once, saying how to lift it: no wait, no second attempt", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ralph-night-'));
+    writeFileSync(join(dir, 'plan.md'), PLAN);
+    server = await FakeMessagesServer.start();
+    server.enqueue(reply.error(400, 'invalid_request_error', 'You have reached your specified API usage limits. You will regain access on 2026-12-01 at 00:00 UTC.'), ...completes());
+
+    const { result, events } = await run({ clock: new FakeClock(START) });
+
+    expect(result.outcome).toBe('failed');
+    expect(result.iterations).toBe(1);
+    expect(result.reason).toMatch(/specified API usage limits.*raise it in the Anthropic Console/);
+    expect(events.some((e) => e.type === 'wait_start')).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('a run interrupted while waiting keeps the reset time; resumed later, it waits only for the rest', async () => {
     dir = mkdtempSync(join(tmpdir(), 'ralph-night-'));
     writeFileSync(join(dir, 'plan.md'), PLAN);

@@ -1,5 +1,6 @@
 // What a failed request means for the iteration. The SDK has already retried what is worth
 // retrying (429, 529, 5xx, with retry-after honoured); what reaches here is final.
+import { isSpendCap } from '../../agents/limit-text.js';
 import type { LimitKind } from '../types.js';
 import { retryAfterMs } from './limit-fetch.js';
 import {
@@ -14,7 +15,7 @@ import {
 
 export type RequestFailure =
   | { kind: 'aborted' }
-  /** The key is refused: no later iteration can succeed. */
+  /** The key is refused, or its spend limit reached: no later iteration can succeed. */
   | { kind: 'auth'; message: string }
   /** The conversation no longer fits the model's context window: start a fresh one. */
   | { kind: 'context'; message: string }
@@ -50,6 +51,10 @@ export function classifyFailure(e: unknown, signal: AbortSignal, maxRetries: num
     const status = e.status;
     const detail = e.apiMessage ?? e.message;
     const type = e.type ? ` ${e.type}` : '';
+    // The key's monthly spend cap (a 400): no wait within a run lifts it (docs/agents.md).
+    if (isSpendCap(detail)) {
+      return { kind: 'auth', message: `the Anthropic API refused (${status ?? 'stream'}${type}): ${detail} — the API key's spend limit is reached: raise it in the Anthropic Console (Settings → Limits) or use another key, then resume the run` };
+    }
     if (status === undefined) {
       // An overloaded_error can also arrive inside a stream that had begun.
       if (e.type === 'overloaded_error') return { kind: 'limit', limit: 'overloaded', message: `the Anthropic API is overloaded: ${detail}` };

@@ -45,6 +45,8 @@ export class CodexStreamDecoder implements StreamDecoder {
   readonly format = 'codex-json';
   private thread: string | undefined;
   private lastFailure: string | undefined;
+  /** A turn started and has not reported its end (with its tokens) yet. */
+  private turnOpen = false;
 
   constructor(
     private readonly ledger: CodexLedger = new Map(),
@@ -65,15 +67,30 @@ export class CodexStreamDecoder implements StreamDecoder {
         const item = asObject(event.item);
         return item ? this.item(item) : [];
       }
+      case 'turn.started':
+        this.turnOpen = true;
+        return [];
       case 'turn.completed':
+        this.turnOpen = false;
         return [this.usage(asObject(event.usage) ?? {})];
       case 'turn.failed':
+        this.turnOpen = false;
         return this.failure('turn failed', asString(asObject(event.error)?.message));
       case 'error':
         return this.failure('error', asString(event.message));
       default:
         return [];
     }
+  }
+
+  /**
+   * Codex reports a turn's tokens only when the turn ends; stopped mid-turn (SIGINT or SIGTERM)
+   * Codex 0.169.0 prints none. They are not known, and the run says so rather than count them as 0.
+   */
+  end(): ExecutorEvent[] {
+    if (!this.turnOpen) return [];
+    this.turnOpen = false;
+    return [{ type: 'warning', message: 'codex: the turn ended without reporting its tokens (it was stopped before it finished): they are not counted in the run’s totals' }];
   }
 
   private item(item: JsonObject): ExecutorEvent[] {

@@ -170,3 +170,14 @@ describe('Codex 0.169.0 notices', () => {
     expect(notices(second)).toEqual([]);
   });
 });
+
+describe('Codex 0.169.0 stopped mid-turn', () => {
+  it('prints no tokens then (checked against the real CLI: SIGINT mid-turn exits without turn.completed): a warning says they are not counted', () => {
+    const started = `${JSON.stringify({ type: 'thread.started', thread_id: 't' })}\n${JSON.stringify({ type: 'turn.started' })}\n`;
+    const stopped = decode(Buffer.from(started), decoderFor('codex-json', newFormatMemory())!);
+    expect(stopped.filter((e) => e.type === 'usage')).toEqual([]);
+    expect(stopped).toContainEqual({ type: 'warning', message: expect.stringMatching(/^codex: the turn ended without reporting its tokens/) });
+    const finished = decode(codexFile('complete-iteration1.ndjson'), decoderFor('codex-json', newFormatMemory())!);
+    expect(finished.filter((e) => e.type === 'warning' && /without reporting its tokens/.test(e.message))).toEqual([]);
+  });
+});
