@@ -1,6 +1,10 @@
 // The real Codex CLI (pinned, from npm) driven by `ralph exec --agent codex` against a local
 // stand-in of the Responses API. See docs/agents.md, "The conformance suite".
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { describeConformance } from './conformance.js';
+import { describeFailure, runScenario } from './harness.js';
 import { PINNED } from './install.js';
 import { ResponsesStandIn } from './responses-stand-in.js';
 
@@ -36,4 +40,15 @@ describeConformance({
     body: () => ({ error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: Math.floor(Date.now() / 1000) + 20 } }),
     kind: 'usage',
   },
+}, ({ api, spec }) => {
+  it("sandboxed (--sandbox on, docs/sandbox.md): runs without its own sandbox inside ralph's and completes the plan", async () => {
+    // Codex names its API in config.toml, not in a variable ralph reads: the project allows the host.
+    const host = new URL(api().url).host;
+    const o = await runScenario(spec('complete', { args: ['--sandbox', 'on'], files: { 'ralph.config.yaml': `sandbox:\n  allow_hosts: ["${host}"]\n` } }));
+    expect(o.result?.outcome, describeFailure(o)).toBe('complete');
+    expect(o.result.sandbox.mode).toBe('on');
+    expect(readFileSync(join(o.dir, 'work/greeting.txt'), 'utf8')).toBe('hello\n');
+    const agent = o.events.find((e) => e.type === 'agent');
+    expect(agent.command).toContain('--sandbox'); // the preset as written; ralph swaps it when it wraps
+  });
 });
