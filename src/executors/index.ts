@@ -14,6 +14,7 @@ export async function createExecutor(config: RunConfig, env: NodeJS.ProcessEnv, 
     case 'anthropic': {
       const { createAnthropicExecutor } = await import('./anthropic/index.js');
       return createAnthropicExecutor({
+        ...(sandbox ? { sandbox } : {}),
         apiKey: credential(env, 'ANTHROPIC_API_KEY')!,
         ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
         ...(config.model !== undefined ? { model: config.model } : {}),

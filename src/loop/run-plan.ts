@@ -664,7 +664,6 @@ class PlanRun {
       this.emit({ type: 'sandbox', mode: 'off', why: choice.why });
       return;
     }
-    if (this.config.executor === 'anthropic') this.warn("the sandbox does not cover the anthropic executor's tools yet: its bash and editor run unsandboxed (docs/sandbox.md)");
     this.emit({ type: 'sandbox', mode: 'on', why: choice.why, writable: run!.policy.write, hosts: run!.policy.hosts });
   }
 

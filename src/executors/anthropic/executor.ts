@@ -2,6 +2,7 @@
 // editor run by ralph in the working directory. One run() = one iteration = the tool loop until
 // the model ends its turn. The executor keeps the conversation between run() calls; it reports
 // what happened (text, tools, usage, the end) and never decides anything.
+import type { CommandSandbox } from '../../sandbox/types.js';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, ToolResultBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages/messages';
 import { DEFAULTS } from '../../contract.js';
@@ -28,6 +29,8 @@ export interface AnthropicExecutorOptions {
   /** Per-command timeout of the bash tool. */
   commandTimeoutMs?: number;
   fetch?: typeof fetch;
+  /** ralph's sandbox (docs/sandbox.md): the bash tool's shell runs in it, with no network. */
+  sandbox?: CommandSandbox;
 }
 
 /** The Executor, plus close(): stops the bash session (also done by itself on abort and at exit). */
@@ -93,7 +96,9 @@ export function createAnthropicExecutor(options: AnthropicExecutorOptions): Anth
   async function newTools(run: ExecutorRunOptions): Promise<ToolRunner> {
     await tools?.close();
     toolsCwd = run.cwd;
+    const shell = options.sandbox ? await options.sandbox.wrapArgv(['bash', '--noprofile', '--norc']) : undefined;
     tools = new ToolRunner({
+      ...(shell ? { shell } : {}),
       cwd: run.cwd,
       env: run.env,
       ...(run.hideEnv ? { hideEnv: run.hideEnv } : {}),

@@ -21,6 +21,8 @@ export interface BashSessionOptions {
   outputLimit?: number;
   /** Between TERM and KILL when the session is stopped. */
   killGraceMs?: number;
+  /** A shell already wrapped by ralph's sandbox (docs/sandbox.md): started as it is. */
+  shell?: { program: string; args: string[]; env: Record<string, string> };
 }
 
 export interface BashResult {
@@ -121,6 +123,10 @@ export class BashSession {
   shellPids(): number[] {
     const pid = this.child?.pid;
     if (pid === undefined) return [];
+    // Sandboxed: the shell sits at the end of the sandbox's own chain of processes (bubblewrap,
+    // its proxy bridges), which cannot be told from what the shell started; all of it is kept,
+    // and all of it ends with the shell (bubblewrap's --die-with-parent).
+    if (this.options.shell) return [pid, ...descendantsOf(pid)];
     if (pidNamespacePrefix() === null) return [pid];
     return [pid, ...[...listProcesses().values()].filter((p) => p.ppid === pid).map((p) => p.pid)];
   }
@@ -133,11 +139,12 @@ export class BashSession {
   private start(): ChildProcess {
     // In its own PID namespace where possible: ralph's /proc/<pid>/environ (which still holds the
     // key ralph was started with) is then out of the shell's sight.
-    const sandbox = pidNamespacePrefix();
-    const [program, ...args] = [...(sandbox ?? []), 'bash', '--noprofile', '--norc'];
+    // Inside ralph's sandbox the shell has its own PID namespace already (bubblewrap's).
+    const sandbox = this.options.shell ? null : pidNamespacePrefix();
+    const [program, ...args] = this.options.shell ? [this.options.shell.program, ...this.options.shell.args] : [...(sandbox ?? []), 'bash', '--noprofile', '--norc'];
     const child = spawn(program!, args, {
       cwd: this.options.cwd,
-      env: this.options.env,
+      env: { ...this.options.env, ...this.options.shell?.env },
       detached: true, // its own process group, so the whole tree can be stopped at once
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -274,4 +281,15 @@ export class BashSession {
     await this.stop();
     this.start();
   }
+}
+
+function descendantsOf(root: number): number[] {
+  const all = [...listProcesses().values()];
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const p of all) if (p.ppid === parent) (found.push(p.pid), queue.push(p.pid));
+  }
+  return found;
 }

@@ -1,6 +1,7 @@
 // Runs the tools the model calls, one conversation's worth: a persistent bash session and the text
 // editor, both in the working directory. A tool never throws at the executor: every failure becomes
 // an is_error result the model can read and act on, plus a `tool` event with the error text.
+import type { SandboxedSpawn } from '../../../sandbox/types.js';
 import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Redactor } from '../redact.js';
 import { agentEnvironment } from '../../types.js';
@@ -28,6 +29,8 @@ export interface ToolRunnerOptions {
   redactor: Redactor;
   commandTimeoutMs?: number;
   outputLimit?: number;
+  /** The shell as ralph's sandbox starts it (docs/sandbox.md); without it, bash in a PID namespace. */
+  shell?: SandboxedSpawn;
 }
 
 export interface ToolCall {
@@ -76,6 +79,7 @@ export class ToolRunner {
       env: shellEnvironment(options.env, options.apiKey, options.hideEnv),
       timeoutMs: this.timeoutMs,
       ...(options.outputLimit !== undefined ? { outputLimit: options.outputLimit } : {}),
+      ...(options.shell ? { shell: options.shell } : {}),
     });
   }
 
@@ -170,7 +174,8 @@ export class ToolRunner {
   }
 
   /** Stops the bash session and everything it started. */
-  close(): Promise<void> {
-    return this.bash.stop();
+  async close(): Promise<void> {
+    await this.bash.stop();
+    this.options.shell?.done();
   }
 }
