@@ -55,7 +55,7 @@ export async function acquireSandbox(policy: SandboxPolicy, tmp: string, onViola
   holders.set(id, { policy, onViolation });
   try {
     if (session === undefined) {
-      session = SandboxManager.initialize(sessionConfig(), undefined, true);
+      session = withoutSignalHandlers(() => SandboxManager.initialize(sessionConfig(), undefined, true));
       await session;
       unsubscribe = SandboxManager.getSandboxViolationStore().subscribe(route);
     } else {
@@ -83,6 +83,22 @@ export async function acquireSandbox(policy: SandboxPolicy, tmp: string, onViola
       else SandboxManager.updateConfig(sessionConfig());
     },
   };
+}
+
+/**
+ * The library ends its session on the first SIGINT or SIGTERM. ralph stops gracefully on those (the
+ * agent gets time to finish, a worker finishes its plans), so the session must outlive them: it
+ * ends when the last run lets go (and on exit, which the library still handles).
+ */
+async function withoutSignalHandlers<T>(start: () => Promise<T>): Promise<T> {
+  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  try {
+    return await start();
+  } finally {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+    }
+  }
 }
 
 async function endSession(): Promise<void> {
