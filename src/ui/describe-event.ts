@@ -105,7 +105,7 @@ export function describeEvent(e: RunEvent): string | undefined {
     case 'wait_end':
       return e.end === 'done' ? `the wait is over after ${formatDuration(e.waitedMs)}: running iteration ${e.iteration} again` : undefined;
     case 'sandbox':
-      return e.mode === 'on' ? `sandbox on (${stripControl(e.why)}): writes go to ${(e.writable ?? []).map(stripControl).join(', ')}; hosts: ${(e.hosts ?? []).map(stripControl).join(', ') || 'none'}` : undefined;
+      return e.mode === 'on' ? `sandbox ${stripControl(e.why)}: writes go to ${(e.writable ?? []).map(stripControl).join(', ')}; hosts: ${(e.hosts ?? []).map(stripControl).join(', ') || 'none'}` : undefined;
     case 'sandbox_denied':
       return sandboxDenied(e);
     case 'output':
