@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { killQuietly, killStarted, processesMentioning, ralph, until, workspace, type Workspace } from '../queue/helpers.js';
-import { browserAvailable, closeBrowser, launchBrowser, openPage } from './helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage, poll } from './helpers.js';
 import { startServeCli, type ServeProc } from './serve-cli.js';
 
 const RUNS = redisAvailable('the ralph serve --queue test') && (await browserAvailable('the ralph serve --queue test'));
@@ -57,7 +57,7 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
       (await page.locator('#workers tr[data-worker]').evaluateAll((trs) => trs.map((tr) => `${tr.getAttribute('data-worker')} ${tr.querySelector('.plan')!.textContent}`))).sort();
     // A job a worker took shows `starting` until the worker has its checkout and says so.
     const named = async () => (await rows()).filter((r) => /^\S+ \(pid \d+\) \S+$/.test(r));
-    await expect.poll(async () => (await named()).length, { timeout: 90_000 }).toBe(2);
+    await poll(async () => (await named()).length, { timeout: 90_000 }).toBe(2);
     const seen = await named();
     expect(new Set(seen.map((r) => r.split(' ').slice(0, -1).join(' '))).size).toBe(2);
     expect(seen.map((r) => r.split(' ').at(-1)).sort()).toEqual(['a', 'b']);
@@ -66,9 +66,9 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     writeFileSync(join(gate, 'a'), '');
     writeFileSync(join(gate, 'b'), '');
     expect(await coordinator.exited).toBe(0);
-    await expect.poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: 30_000 }).toBe(0);
+    await poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: 30_000 }).toBe(0);
     // The coordinator's batch folder is under this .ralph/: its plans end with their outcomes.
-    for (const id of ['a', 'b']) await expect.poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: 30_000 }).toBe('complete');
+    for (const id of ['a', 'b']) await poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: 30_000 }).toBe('complete');
     expect(await page.evaluate('window.__loadedOnce')).toBe(true);
     expect(w.errors).toEqual([]);
     await page.close();
