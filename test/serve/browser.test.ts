@@ -113,7 +113,7 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('stops a real run after its iteration with the stop button', async () => {
-    writeFileSync(join(dir, 'plan.md'), '---\nmax_iterations: 10000\n---\n# forever\n\n<!-- agent: forever -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n');
+    writeFileSync(join(dir, 'plan.md'), '---\nmax_iterations: 10000\nmax_stalls: 0\n---\n# forever\n\n<!-- agent: forever -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n');
     copyFileSync(AGENT, join(dir, 'agent.mjs'));
     execFileSync('git', ['init', '-q'], { cwd: dir });
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'ralph.js'), 'exec', 'plan.md', '--', process.execPath, 'agent.mjs'], { cwd: dir, stdio: 'ignore' });
