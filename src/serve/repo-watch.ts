@@ -58,11 +58,15 @@ interface RunEntry {
   json: string;
   timer: NodeJS.Timeout | null;
   watchingLogs: boolean;
+  words: { iteration: number; size: number; text: string | null } | null;
+  wordsTimer: NodeJS.Timeout | null;
 }
 
 type Events = { run: [RunSummary]; batch: [BatchSummary] };
 
 const SETTLE_MS = 80;
+/** A transcript that grows refreshes its run at most this often (the last words need no more). */
+const WORDS_MS = 1_000;
 
 export class RepoWatch extends EventEmitter<Events> {
   readonly root: string;
@@ -104,7 +108,10 @@ export class RepoWatch extends EventEmitter<Events> {
     this.closed = true;
     clearInterval(this.ticker);
     if (this.scanTimer) clearTimeout(this.scanTimer);
-    for (const e of this.runs.values()) if (e.timer) clearTimeout(e.timer);
+    for (const e of this.runs.values()) {
+      if (e.timer) clearTimeout(e.timer);
+      if (e.wordsTimer) clearTimeout(e.wordsTimer);
+    }
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.removeAllListeners();
@@ -174,6 +181,7 @@ export class RepoWatch extends EventEmitter<Events> {
     for (const [key, e] of this.runs) {
       if (wanted.has(key)) continue;
       if (e.timer) clearTimeout(e.timer);
+      if (e.wordsTimer) clearTimeout(e.wordsTimer);
       this.unwatch(e.paths.dir);
       this.unwatch(e.paths.iterations);
       this.runs.delete(key);
@@ -181,7 +189,7 @@ export class RepoWatch extends EventEmitter<Events> {
     for (const [key, w] of wanted) {
       if (this.runs.has(key)) continue;
       const paths = runPaths(w.dir);
-      const entry: RunEntry = { key, batch: w.batch, paths, events: new LineFollower(paths.events), digest: emptyDigest(), summary: null, json: '', timer: null, watchingLogs: false };
+      const entry: RunEntry = { key, batch: w.batch, paths, events: new LineFollower(paths.events), digest: emptyDigest(), summary: null, json: '', timer: null, watchingLogs: false, words: null, wordsTimer: null };
       this.runs.set(key, entry);
       this.watchDir(paths.dir, () => this.refreshSoon(entry));
       this.refresh(entry);
@@ -208,6 +216,14 @@ export class RepoWatch extends EventEmitter<Events> {
     }, SETTLE_MS);
   }
 
+  private wordsSoon(e: RunEntry): void {
+    if (this.closed || e.wordsTimer) return;
+    e.wordsTimer = setTimeout(() => {
+      e.wordsTimer = null;
+      this.refresh(e);
+    }, WORDS_MS);
+  }
+
   private refresh(e: RunEntry): void {
     if (this.closed) return;
     foldLines(e.digest, e.events.readLines().join('\n'));
@@ -215,14 +231,14 @@ export class RepoWatch extends EventEmitter<Events> {
     if (!view.state && !view.result && !view.status) return; // not a run yet
     const live = view.health === 'running' || view.health === 'stale';
     // While it runs, its transcripts are watched too: what the agent says changes no other file.
-    if (live && this.watchDir(e.paths.iterations, () => this.refreshSoon(e))) e.watchingLogs = true;
+    if (live && this.watchDir(e.paths.iterations, () => this.wordsSoon(e))) e.watchingLogs = true;
     else if (!live && e.watchingLogs) {
       this.unwatch(e.paths.iterations);
       e.watchingLogs = false;
     }
     const format = e.digest.streamFormat ?? view.state?.settings?.streamFormat;
     const iteration = view.status?.iteration ?? e.digest.iteration;
-    const words = live && iteration > 0 ? lastWords(e.paths, iteration, isStreamFormat(format) ? format : 'text') : null;
+    const words = live && iteration > 0 ? this.wordsOf(e, iteration, isStreamFormat(format) ? format : 'text') : null;
     const summary = summarize(e.key, e.batch, view, e.digest, words);
     const json = JSON.stringify(summary);
     if (json === e.json) return;
@@ -230,6 +246,20 @@ export class RepoWatch extends EventEmitter<Events> {
     e.json = json;
     this.emit('run', summary);
     if (e.batch !== null) this.refreshBatchSoon(e.batch);
+  }
+
+  /** Read again only when the transcript grew. */
+  private wordsOf(e: RunEntry, iteration: number, format: Parameters<typeof lastWords>[2]): string | null {
+    let size = -1;
+    try {
+      size = statSync(e.paths.transcript(iteration)).size;
+    } catch {
+      return null;
+    }
+    if (e.words && e.words.iteration === iteration && e.words.size === size) return e.words.text;
+    const text = lastWords(e.paths, iteration, format);
+    e.words = { iteration, size, text };
+    return text;
   }
 
   private checkLiveness(): void {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { browserAvailable, closeBrowser, launchBrowser, openPage, ScriptedRun } from './helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage, ScriptedRun, poll } from './helpers.js';
 
 const RUNS = await browserAvailable('the ralph serve browser tests');
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -39,30 +39,30 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
   it('follows a run from running to waiting to complete without a reload', async () => {
     const w = await openPage(browser!, server.url);
     const { page } = w;
-    await expect.poll(() => page.textContent('#live')).toBe('live');
+    await poll(() => page.textContent('#live')).toBe('live');
     const run = new ScriptedRun(dir, '20261126-020000-aaaa');
     run.start();
     run.nextIteration();
     run.event({ type: 'tool', iteration: 1, name: 'Bash', summary: 'npm test', phase: 'call' });
-    await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('running');
+    await poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('running');
     // What the agent says shows up while it runs, with no other file changing.
     run.say('Running the tests now.\n');
-    await expect.poll(() => page.textContent(`${row(run.id)} .words`)).toBe('Running the tests now.');
+    await poll(() => page.textContent(`${row(run.id)} .words`)).toBe('Running the tests now.');
     expect(await page.textContent(`${row(run.id)} .tool`)).toMatch(/^Bash\(npm test\) · \d+s$/);
     expect(await page.textContent(`${row(run.id)} .iteration`)).toBe('1 of 5');
 
     run.event({ type: 'warning', iteration: 1, message: 'a warning' });
     run.status('waiting', { waitingUntil: new Date(Date.now() + 2 * 3_600_000).toISOString(), waitingFor: 'usage limit' });
-    await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('waiting');
+    await poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('waiting');
     expect(await page.textContent(`${row(run.id)} .state`)).toMatch(/^waiting (1h 59m|2h 0m) \(usage limit\)$/);
     expect(await page.textContent(`${row(run.id)} .notes`)).toBe('1 warning');
 
     // Per-task states, when STATUS.json carries them.
     run.status('verifying', { tasks: [{ name: 'Task 1: build', state: 'verified' }, { name: 'Task 2: test', state: 'pending' }] });
-    await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('verifying');
+    await poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('verifying');
     expect(await page.textContent(`${row(run.id)} .tasks`)).toBe('1/2 verified');
     run.finish('complete', 'PLAN_COMPLETE accepted: 1 verify command(s) passed');
-    await expect.poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('done');
+    await poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('done');
     expect(await page.textContent(`${row(run.id)} .outcome`)).toBe('complete');
     expect(await page.textContent(`${row(run.id)} .reason`)).toBe('PLAN_COMPLETE accepted: 1 verify command(s) passed');
     expect(await page.evaluate('window.__loadedOnce')).toBe(true);
@@ -71,7 +71,7 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     run.event({ type: 'observation', iteration: 1, record: { valid: true, type: 'bug', severity: 'high', title: 'Refill overflows', file: null } });
     appendFileSync(run.paths.findings, `${JSON.stringify({ run: run.id, plan: 'demo', iteration: 1, at: new Date().toISOString(), valid: true, type: 'bug', severity: 'high', title: 'Refill overflows', detail: 'd', file: null, action: 'needs-fix' })}\n`);
     await page.click('#report-link');
-    await expect.poll(() => page.textContent('#shown')).toBe('1 of 1 shown');
+    await poll(() => page.textContent('#shown')).toBe('1 of 1 shown');
     expect(await page.locator('#findings-table summary').allTextContents()).toEqual(['Refill overflows']);
     expect(await page.evaluate('window.__violations')).toEqual([]);
     expect(w.errors).toEqual([]);
@@ -88,12 +88,12 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     const url = `${server.url}run?key=${encodeURIComponent(`runs/${run.id}`)}`;
     const w = await openPage(browser!, url);
     const { page } = w;
-    await expect.poll(() => page.locator('#transcript div').allTextContents()).toEqual(['<script>window.__pwned = 1; alert(1)</script>', 'red words']);
+    await poll(() => page.locator('#transcript div').allTextContents()).toEqual(['<script>window.__pwned = 1; alert(1)</script>', 'red words']);
     // A 10 MB line while the page follows, then more words.
     const big = Buffer.alloc(10 * 1024 * 1024, 'A');
     run.say(big);
     run.say('\n<img src=x onerror="window.__pwned=2">after the big line\n');
-    await expect.poll(() => page.locator('#transcript div').last().textContent(), { timeout: 20_000 }).toBe('<img src=x onerror="window.__pwned=2">after the big line');
+    await poll(() => page.locator('#transcript div').last().textContent()).toBe('<img src=x onerror="window.__pwned=2">after the big line');
     const texts = await page.locator('#transcript div').allTextContents();
     expect(texts.join('\n').length).toBeLessThan(200_000);
     expect(texts.some((t) => /^\[(a line of \d+ bytes, too long to show|output arrived faster than shown.*)\]$/.test(t))).toBe(true);
@@ -113,24 +113,24 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('stops a real run after its iteration with the stop button', async () => {
-    writeFileSync(join(dir, 'plan.md'), '---\nmax_iterations: 50\n---\n# forever\n\n<!-- agent: forever -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n');
+    writeFileSync(join(dir, 'plan.md'), '---\nmax_iterations: 10000\nmax_stalls: 0\n---\n# forever\n\n<!-- agent: forever -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n');
     copyFileSync(AGENT, join(dir, 'agent.mjs'));
     execFileSync('git', ['init', '-q'], { cwd: dir });
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'ralph.js'), 'exec', 'plan.md', '--', process.execPath, 'agent.mjs'], { cwd: dir, stdio: 'ignore' });
     const exited = new Promise<number | null>((r) => child.on('close', r));
     try {
       const runs = join(dir, '.ralph', 'runs');
-      await expect.poll(() => (readdirSafe(runs)[0] ? 1 : 0), { timeout: 20_000 }).toBe(1);
+      await poll(() => (readdirSafe(runs)[0] ? 1 : 0)).toBe(1);
       const id = readdirSafe(runs)[0]!;
       const w = await openPage(browser!, `${server.url}run?key=runs/${id}`);
       const { page } = w;
-      await expect.poll(() => page.isEnabled('#stop'), { timeout: 20_000 }).toBe(true);
+      await poll(() => page.isEnabled('#stop')).toBe(true);
       await page.click('#stop');
-      await expect.poll(() => page.textContent('#stop-message')).toBe(`asked run ${id} to stop after its current iteration`);
+      await poll(() => page.textContent('#stop-message')).toBe(`asked run ${id} to stop after its current iteration`);
       expect(await exited).toBe(130);
-      await expect.poll(() => page.textContent('#summary .outcome'), { timeout: 20_000 }).toBe('interrupted');
+      await poll(() => page.textContent('#summary .outcome')).toBe('interrupted');
       expect(await page.isEnabled('#stop')).toBe(false);
-      await expect.poll(() => page.locator('#files pre[data-file="result.json"]').count()).toBe(1);
+      await poll(() => page.locator('#files pre[data-file="result.json"]').count()).toBe(1);
       expect(w.errors).toEqual([]);
       await page.close();
     } finally {
@@ -145,19 +145,19 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     const a = await openPage(browser!, server.url);
     const b = await openPage(browser!, server.url);
     const c = await openPage(browser!, `${server.url}run?key=runs/${run.id}`);
-    await expect.poll(() => server.clients()).toBe(3);
+    await poll(() => server.clients()).toBe(3);
     await b.page.close();
     await c.page.close();
-    await expect.poll(() => server.clients()).toBe(1);
+    await poll(() => server.clients()).toBe(1);
     run.status('waiting', { waitingUntil: new Date(Date.now() + 60_000).toISOString(), waitingFor: 'rate limit' });
-    await expect.poll(() => a.page.getAttribute(row(run.id), 'data-state')).toBe('waiting');
+    await poll(() => a.page.getAttribute(row(run.id), 'data-state')).toBe('waiting');
     const d = await openPage(browser!, server.url);
-    await expect.poll(() => d.page.getAttribute(row(run.id), 'data-state')).toBe('waiting');
+    await poll(() => d.page.getAttribute(row(run.id), 'data-state')).toBe('waiting');
     expect(server.clients()).toBe(2);
     expect([...a.errors, ...d.errors]).toEqual([]);
     await a.page.close();
     await d.page.close();
-    await expect.poll(() => server.clients()).toBe(0);
+    await poll(() => server.clients()).toBe(0);
   });
 });
 

@@ -149,3 +149,15 @@ function browserPids(): number[] {
   }
   return [...all];
 }
+
+/**
+ * expect.poll and vi.waitFor with room for a busy machine: they wait for an event (a page
+ * update, a file change) and give up only after `timeout` (vitest's default is one second).
+ */
+export function poll<T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) {
+  return expect.poll(fn, { timeout: o.timeout ?? 30_000, interval: 50 });
+}
+
+export function waitFor<T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}): Promise<T> {
+  return vi.waitFor(fn, { timeout: o.timeout ?? 30_000, interval: 50 });
+}

@@ -3,10 +3,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { printLogs } from '../../src/serve/print-logs.js';
 import { runRalph } from '../helpers/run-ralph.js';
-import { ScriptedRun } from './helpers.js';
+import { ScriptedRun, waitFor } from './helpers.js';
 
 let dir = '';
 beforeEach(() => {
@@ -54,12 +54,12 @@ describe('ralph logs', () => {
     run.say('one\n');
     let out = '';
     const done = printLogs(run.paths, { follow: true }, (s) => (out += s));
-    await vi.waitFor(() => expect(out).toBe('── iteration 1 ──\none\n'));
+    await waitFor(() => expect(out).toBe('── iteration 1 ──\none\n'));
     run.say('two\n');
-    await vi.waitFor(() => expect(out).toContain('two\n'));
+    await waitFor(() => expect(out).toContain('two\n'));
     run.nextIteration();
     run.say('three\n');
-    await vi.waitFor(() => expect(out).toContain('── iteration 2 ──\nthree\n'));
+    await waitFor(() => expect(out).toContain('── iteration 2 ──\nthree\n'));
     run.say('last words');
     run.finish('complete', 'ok');
     await done;

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { killQuietly, killStarted, processesMentioning, ralph, until, workspace, type Workspace } from '../queue/helpers.js';
-import { browserAvailable, closeBrowser, launchBrowser, openPage } from './helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage, poll } from './helpers.js';
 import { startServeCli, type ServeProc } from './serve-cli.js';
 
 const RUNS = redisAvailable('the ralph serve --queue test') && (await browserAvailable('the ralph serve --queue test'));
@@ -43,13 +43,16 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     const env = { RALPH_TEST_GATE: gate };
     // Workers with the default job lock (30 s): the queue tests' short one lets a busy machine
     // take a job from a worker that is slow to renew it, which is not what this test is about.
+    const workers = [];
     for (const name of ['w1', 'w2']) {
-      const worker = ralph(['worker', '--queue', redis.url, '--workdir', join(ws.dir, 'workers', name)], ws.dir, env);
+      const worker = ralph(['worker', '--queue', redis.url, '--workdir', join(ws.dir, 'workers', name), '--', process.execPath, ws.agent], ws.dir, env);
       await until(() => worker.stderr.includes(' at a time, workdir ') || worker.child.exitCode !== null, 30_000, `worker ${name} ready`);
+      workers.push(worker);
     }
     serve = await startServeCli(ws.repo, ['--queue', redis.url]);
     const out = join(ws.repo, '.ralph', 'batches', 'q1');
-    const coordinator = ralph(['batch', 'plans', '--queue', redis.url, '--out', out, '--', process.execPath, ws.agent], ws.repo);
+    // The agent is the workers' (docs/queue.md): the coordinator sends none.
+    const coordinator = ralph(['batch', 'plans', '--queue', redis.url, '--out', out], ws.repo);
 
     const w = await openPage(browser!, serve.url);
     const { page } = w;
@@ -57,7 +60,11 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
       (await page.locator('#workers tr[data-worker]').evaluateAll((trs) => trs.map((tr) => `${tr.getAttribute('data-worker')} ${tr.querySelector('.plan')!.textContent}`))).sort();
     // A job a worker took shows `starting` until the worker has its checkout and says so.
     const named = async () => (await rows()).filter((r) => /^\S+ \(pid \d+\) \S+$/.test(r));
-    await expect.poll(async () => (await named()).length, { timeout: 90_000 }).toBe(2);
+    try {
+      await poll(async () => (await named()).length, { timeout: 90_000 }).toBe(2);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\ncoordinator: ${coordinator.stderr}\nrows: ${JSON.stringify(await rows())}\nworkers: ${workers.map((w) => w.stderr).join('\n')}`);
+    }
     const seen = await named();
     expect(new Set(seen.map((r) => r.split(' ').slice(0, -1).join(' '))).size).toBe(2);
     expect(seen.map((r) => r.split(' ').at(-1)).sort()).toEqual(['a', 'b']);
@@ -66,9 +73,9 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     writeFileSync(join(gate, 'a'), '');
     writeFileSync(join(gate, 'b'), '');
     expect(await coordinator.exited).toBe(0);
-    await expect.poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: 30_000 }).toBe(0);
+    await poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: 30_000 }).toBe(0);
     // The coordinator's batch folder is under this .ralph/: its plans end with their outcomes.
-    for (const id of ['a', 'b']) await expect.poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: 30_000 }).toBe('complete');
+    for (const id of ['a', 'b']) await poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: 30_000 }).toBe('complete');
     expect(await page.evaluate('window.__loadedOnce')).toBe(true);
     expect(w.errors).toEqual([]);
     await page.close();

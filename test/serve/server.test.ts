@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { ScriptedRun } from './helpers.js';
+import { ScriptedRun, waitFor } from './helpers.js';
 
 let dir = '';
 let server: RunningServer;
@@ -76,11 +76,11 @@ describe('ralph serve: the server', () => {
     const run = new ScriptedRun(dir, '20261126-020000-aaaa');
     run.start();
     const seen = stream('/api/events');
-    await vi.waitFor(() => expect(seen.text()).toContain('event: batches'));
+    await waitFor(() => expect(seen.text()).toContain('event: batches'));
     run.nextIteration();
     run.event({ type: 'tool', iteration: 1, name: 'Bash', summary: 'npm test', phase: 'call' });
     run.status('waiting', { waitingUntil: new Date(Date.now() + 3_600_000).toISOString(), waitingFor: 'usage limit' });
-    await vi.waitFor(() => expect(seen.text()).toContain('"state":"waiting"'), { timeout: 10_000 });
+    await waitFor(() => expect(seen.text()).toContain('"state":"waiting"'));
     seen.close();
     const text = seen.text();
     expect(text).toContain('event: run\ndata: {"key":"runs/20261126-020000-aaaa"');

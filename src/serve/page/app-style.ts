@@ -12,7 +12,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: .25rem .5rem; border-bottom: 1px solid var(--line); }
 th { font-weight: 600; font-size: 12px; color: var(--muted); }
 td { overflow-wrap: anywhere; }
-td.iteration, td.elapsed, td.cost, td.plan { white-space: nowrap; }
+td.iteration, td.elapsed, td.cost, td.plan, #runs td:first-child { white-space: nowrap; }
 td.checks div, td.decision, td.notes-cell { white-space: pre-wrap; }
 td.words { font-family: ui-monospace, monospace; font-size: 12px; color: var(--muted); max-width: 24rem; }
 .muted { color: var(--muted); }
