@@ -3,7 +3,7 @@
 // from files on the terminal, and the small ones (a FIFO as --config, `plans` a file, a plan
 // run through a symlink beside itself).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, makeTempDir, planText, removeTempDirs } from './helpers/exec-harness.js';
@@ -84,6 +84,49 @@ describe.concurrent('hooks and notification commands that start daemons', () => 
     expect(ran!.stderr).toMatch(/on_outcome hook left processes running when it exited; stopped 1 process: sleep \(pid \d+\)/);
     expect(ran!.stderr).toMatch(/notification "ended" to notify\[0\] command: the command left processes running when it exited; stopped 1 process: sleep/);
     expect(execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })).not.toContain(`sleep ${tag}`);
+  });
+});
+
+describe.concurrent('a corrupted .ralph/ (the agent can reach it)', () => {
+  it('ralph runs and ralph status list a symlink loop, wrong types in result.json and a name with an escape as unreadable, with the reason, and show the rest; runs/ a file is said too', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    const first = await ralph(['exec', 'plan.md', '--', ...COMPLETE_AGENT], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    const runs = join(dir, '.ralph', 'runs');
+    const good = readdirSync(runs)[0]!;
+    // A copy of the good run whose result.json has the wrong types, a symlink loop, a name with OSC 0.
+    const bad = '20991231-235959-bad0';
+    cpSync(join(runs, good), join(runs, bad), { recursive: true });
+    const result = JSON.parse(readFileSync(join(runs, bad, 'result.json'), 'utf8'));
+    writeFileSync(join(runs, bad, 'result.json'), JSON.stringify({ ...result, run: bad, costUsd: '12', startedAt: 5 }));
+    symlinkSync('loop', join(runs, 'loop'));
+    mkdirSync(join(runs, '20991231-235958-\x1b]0;owned\x07'));
+
+    const listed = await ralph(['runs'], { cwd: dir });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toBe('');
+    expect(listed.stdout).toMatch(new RegExp(`${good}\\s+test\\s+complete`));
+    expect(listed.stdout).toContain(`${join(runs, 'loop')}: a symbolic link loop (ELOOP)`);
+    expect(listed.stdout).toContain(`${join(runs, bad)}: result.json: costUsd is a string, expected a number or null`);
+    expect(listed.stdout).toContain('its name holds control characters');
+    expect(listed.stdout).not.toContain('\x1b');
+
+    const latest = await ralph(['status'], { cwd: dir });
+    expect(latest.code, latest.stderr).toBe(0);
+    expect(latest.stdout).toContain('health     unreadable: result.json: costUsd is a string, expected a number or null');
+    const named = await ralph(['status', good, '--json'], { cwd: dir });
+    expect(named.code, named.stderr).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ run: good, health: 'complete' });
+
+    rmSync(runs, { recursive: true });
+    writeFileSync(runs, 'not a folder');
+    const file = await ralph(['runs'], { cwd: dir });
+    expect(file.code, file.stderr).toBe(0);
+    expect(file.stdout).toContain(`${runs}: not a folder`);
+    const status = await ralph(['status'], { cwd: dir });
+    expect(status.code).toBe(64);
+    expect(status.stderr).toContain(`no runs can be read: ${runs} is not a folder`);
   });
 });
 
