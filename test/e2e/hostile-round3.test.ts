@@ -130,3 +130,23 @@ describe.concurrent('a corrupted .ralph/ (the agent can reach it)', () => {
   });
 });
 
+describe.concurrent('text from files reaches the terminal only through the sanitizer', () => {
+  it("ralph config plan.md with OSC 52 and OSC 0 in the plan's model:, a config key with an escape in an error, a plan key with one in validate's warning", async ({ expect }) => {
+    const dir = makeTempDir();
+    const hostile = '\\e]52;c;aGVsbG8=\\a\\e]0;pwned\\a';
+    writeFileSync(join(dir, 'plan.md'), planText({ frontMatter: [`model: "gpt${hostile}"`, `"odd${hostile}": 1`] }));
+    const shown = await ralph(['config', 'plan.md'], { cwd: dir, env: noUserConfig() });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/model\s+gpt\s/);
+    const json = await ralph(['config', 'plan.md', '--json'], { cwd: dir, env: noUserConfig() });
+    expect(JSON.parse(json.stdout).settings.find((s: { setting: string }) => s.setting === 'model').value).toBe('gpt\x1b]52;c;aGVsbG8=\x07\x1b]0;pwned\x07');
+    const validated = await ralph(['validate', 'plan.md'], { cwd: dir });
+    expect(validated.stderr).toContain('odd');
+    writeFileSync(join(dir, 'ralph.config.yaml'), `defaults:\n  "max_${hostile}": 3\n`);
+    const refused = await ralph(['config', 'plan.md'], { cwd: dir, env: noUserConfig() });
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain('unknown key "max_" in defaults');
+    for (const out of [shown, json, validated, refused]) expect(out.stdout + out.stderr).not.toMatch(/[\x07\x1b\x9b]/);
+  });
+});
+
