@@ -3,11 +3,11 @@
 // from files on the terminal, and the small ones (a FIFO as --config, `plans` a file, a plan
 // run through a symlink beside itself).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, makeTempDir, planText, removeTempDirs } from './helpers/exec-harness.js';
-import { ralph } from './longrun-helpers/index.js';
+import { ralph, startRalph, waitFor } from './longrun-helpers/index.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
@@ -147,6 +147,34 @@ describe.concurrent('text from files reaches the terminal only through the sanit
     expect(refused.code).toBe(64);
     expect(refused.stderr).toContain('unknown key "max_" in defaults');
     for (const out of [shown, json, validated, refused]) expect(out.stdout + out.stderr).not.toMatch(/[\x07\x1b\x9b]/);
+  });
+});
+
+describe.concurrent('the small ones', () => {
+  it('ralph init where plans is a regular file: exit 64 naming it, nothing written', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plans'), 'a file');
+    const ran = await ralph(['init'], { cwd: dir });
+    expect(ran.code, ran.stderr).toBe(64);
+    expect(ran.stderr).toContain('plans is a regular file, not a folder: ralph init cannot write into it');
+    expect(readdirSync(dir)).toEqual(['plans']);
+  });
+
+  it('ralph exec link.md (a symbolic link to plan.md) while plan.md runs is refused: the lock is keyed on the real path', async ({ expect }) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'plan.md'), planText());
+    symlinkSync('plan.md', join(dir, 'link.md'));
+    const started = join(dir, 'agent-started');
+    const first = startRalph(['exec', 'plan.md', '--', 'sh', '-c', `touch ${started}; exec sleep 30`], { cwd: dir });
+    try {
+      await waitFor(() => existsSync(started), 'the first run to start its agent');
+      const second = await ralph(['exec', 'link.md', '--', 'true'], { cwd: dir });
+      expect(second.code, second.stderr).toBe(64);
+      expect(second.stderr).toMatch(/plan test is already running/);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.done;
+    }
   });
 });
 
