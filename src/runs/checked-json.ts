@@ -6,7 +6,7 @@ import { readRegularFileSync } from '../util/read-regular-file.js';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null' | 'undefined';
 
-/** For each field its allowed kinds, or the shape of the object it holds. */
+/** For each field its allowed kinds, or the shape of the object it holds when it holds one. */
 export interface Shape {
   [field: string]: readonly Kind[] | Shape;
 }
@@ -30,7 +30,8 @@ export function shapeProblem(value: unknown, shape: Shape, at = ''): string | un
     const v = object[field];
     if (Array.isArray(want)) {
       if (!(want as readonly Kind[]).includes(kindOf(v))) return `${at}${field} is ${article(kindOf(v))}, expected ${(want as readonly Kind[]).map(article).join(' or ')}`;
-    } else {
+    } else if (v !== undefined) {
+      // A nested shape is of an optional object: absent, or of this shape.
       const inner = shapeProblem(v, want as Shape, `${at}${field}.`);
       if (inner) return inner;
     }

@@ -33,20 +33,21 @@ const RESULT_SHAPE: Shape = {
   startedAt: ['string'],
   tokens: TOKENS,
 };
+// A state file of an older ralph may lack a field the view then does without; one it has must be right.
 const STATE_SHAPE: Shape = {
   version: ['number'],
   runId: ['string'],
-  plan: ['string'],
   planPath: ['string'],
   cwd: ['string'],
-  startedAt: ['string'],
-  startedAtMs: ['number'],
-  iteration: ['number'],
-  consecutiveBailouts: ['number'],
-  costUsd: ['number', 'null'],
+  plan: ['string', 'undefined'],
+  startedAt: ['string', 'undefined'],
+  startedAtMs: ['number', 'undefined'],
+  iteration: ['number', 'undefined'],
+  consecutiveBailouts: ['number', 'undefined'],
+  costUsd: ['number', 'null', 'undefined'],
   tokens: TOKENS,
-  pid: ['number'],
-  outcome: ['string', 'null'],
+  pid: ['number', 'undefined'],
+  outcome: ['string', 'null', 'undefined'],
   limits: { maxIterations: ['number'], maxBailouts: ['number'], maxCostUsd: ['number', 'null'], maxRuntimeMs: ['number', 'null'], silenceTimeoutMs: ['number'] },
 };
 const STATUS_SHAPE: Shape = {

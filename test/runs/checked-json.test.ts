@@ -16,7 +16,8 @@ describe('run files are checked before they are believed (docs/hostile.md)', () 
     expect(shapeProblem({ run: 'r', costUsd: '12', tokens: { input: 1 } }, SHAPE)).toBe('costUsd is a string, expected a number or null');
     expect(shapeProblem({ run: 'r', costUsd: 1, note: 5, tokens: { input: 1 } }, SHAPE)).toBe('note is a number, expected a string or missing');
     expect(shapeProblem({ run: 'r', costUsd: 1, tokens: { input: [] } }, SHAPE)).toBe('tokens.input is an array, expected a number');
-    expect(shapeProblem({ run: 'r', costUsd: 1 }, SHAPE)).toBe('tokens is missing, not an object');
+    expect(shapeProblem({ run: 'r', costUsd: 1 }, SHAPE)).toBeUndefined();
+    expect(shapeProblem({ run: 'r', costUsd: 1, tokens: 3 }, SHAPE)).toBe('tokens is a number, not an object');
     expect(shapeProblem([1], SHAPE)).toBe('it is an array, not an object');
   });
 
