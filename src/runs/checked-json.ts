@@ -6,9 +6,20 @@ import { readRegularFileSync } from '../util/read-regular-file.js';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null' | 'undefined';
 
-/** For each field its allowed kinds, or the shape of the object it holds when it holds one. */
+const ITEMS: unique symbol = Symbol('items');
+
+/** A list of objects of one shape (or no list at all). */
+export interface ListOf {
+  readonly [ITEMS]: Shape;
+}
+
+export function listOf(shape: Shape): ListOf {
+  return { [ITEMS]: shape };
+}
+
+/** For each field its allowed kinds, the shape of the object it holds when it holds one, or a list's. */
 export interface Shape {
-  [field: string]: readonly Kind[] | Shape;
+  [field: string]: readonly Kind[] | Shape | ListOf;
 }
 
 export type Checked<T> = { value: T } | { problem: string } | { absent: true };
@@ -30,6 +41,13 @@ export function shapeProblem(value: unknown, shape: Shape, at = ''): string | un
     const v = object[field];
     if (Array.isArray(want)) {
       if (!(want as readonly Kind[]).includes(kindOf(v))) return `${at}${field} is ${article(kindOf(v))}, expected ${(want as readonly Kind[]).map(article).join(' or ')}`;
+    } else if (ITEMS in want) {
+      if (v === undefined) continue;
+      if (!Array.isArray(v)) return `${at}${field} is ${article(kindOf(v))}, expected a list`;
+      for (const [i, item] of v.entries()) {
+        const inner = shapeProblem(item, want[ITEMS], `${at}${field}[${i}].`);
+        if (inner) return inner;
+      }
     } else if (v !== undefined) {
       // A nested shape is of an optional object: absent, or of this shape.
       const inner = shapeProblem(v, want as Shape, `${at}${field}.`);

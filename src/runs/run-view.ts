@@ -12,7 +12,7 @@ import type { RunState } from './run-state.js';
 import { resumeCommand } from './run-settings.js';
 import { waitLine } from '../ui/wait-line.js';
 import type { LimitKind } from '../executors/types.js';
-import { readChecked, type Shape } from './checked-json.js';
+import { listOf, readChecked, type Shape } from './checked-json.js';
 import type { StatusFile } from './status-file.js';
 
 function limitKindOf(waitingFor: string | undefined): LimitKind {
@@ -21,6 +21,8 @@ function limitKindOf(waitingFor: string | undefined): LimitKind {
 }
 
 const TOKENS: Shape = { input: ['number'], output: ['number'], cacheRead: ['number'], cacheWrite: ['number'] };
+const TASKS = listOf({ name: ['string'], status: ['string'] });
+const RECEIPTS = listOf({ costUsd: ['number', 'null'], costEstimated: ['boolean'] });
 /** The fields of each file that the views use, with their types. */
 const RESULT_SHAPE: Shape = {
   run: ['string'],
@@ -32,6 +34,9 @@ const RESULT_SHAPE: Shape = {
   costUsd: ['number', 'null'],
   startedAt: ['string'],
   tokens: TOKENS,
+  tasksVerified: ['string', 'undefined'],
+  tasks: listOf({ name: ['string'], status: ['string'], iterations: ['number', 'null'], costUsd: ['number', 'null'] }),
+  receipts: RECEIPTS,
 };
 // A state file of an older ralph may lack a field the view then does without; one it has must be right.
 const STATE_SHAPE: Shape = {
@@ -49,6 +54,8 @@ const STATE_SHAPE: Shape = {
   pid: ['number', 'undefined'],
   outcome: ['string', 'null', 'undefined'],
   limits: { maxIterations: ['number'], maxBailouts: ['number'], maxCostUsd: ['number', 'null'], maxRuntimeMs: ['number', 'null'], silenceTimeoutMs: ['number'] },
+  tasks: TASKS,
+  receipts: RECEIPTS,
 };
 const STATUS_SHAPE: Shape = {
   plan: ['string'],
@@ -59,6 +66,8 @@ const STATUS_SHAPE: Shape = {
   updated: ['string'],
   waitingUntil: ['string', 'undefined'],
   waitingFor: ['string', 'undefined'],
+  tasksVerified: ['string', 'undefined'],
+  tasks: TASKS,
 };
 
 export type Health = 'running' | 'stale' | 'dead' | 'unreadable' | RunResult['outcome'];

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readChecked, shapeProblem, type Shape } from '../../src/runs/checked-json.js';
+import { listOf, readChecked, shapeProblem, type Shape } from '../../src/runs/checked-json.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ralph-checked-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SHAPE: Shape = { run: ['string'], costUsd: ['number', 'null'], note: ['string', 'undefined'], tokens: { input: ['number'] } };
+const SHAPE: Shape = { run: ['string'], costUsd: ['number', 'null'], note: ['string', 'undefined'], tokens: { input: ['number'] }, tasks: listOf({ name: ['string'] }) };
 
 describe('run files are checked before they are believed (docs/hostile.md)', () => {
   it('names the first field of the wrong type, nested ones by their path', () => {
@@ -19,6 +19,8 @@ describe('run files are checked before they are believed (docs/hostile.md)', () 
     expect(shapeProblem({ run: 'r', costUsd: 1 }, SHAPE)).toBeUndefined();
     expect(shapeProblem({ run: 'r', costUsd: 1, tokens: 3 }, SHAPE)).toBe('tokens is a number, not an object');
     expect(shapeProblem([1], SHAPE)).toBe('it is an array, not an object');
+    expect(shapeProblem({ run: 'r', costUsd: 1, tasks: [{ name: 'a' }, { name: 2 }] }, SHAPE)).toBe('tasks[1].name is a number, expected a string');
+    expect(shapeProblem({ run: 'r', costUsd: 1, tasks: 'all' }, SHAPE)).toBe('tasks is a string, expected a list');
   });
 
   it('a file: absent, not JSON, a FIFO, or the value', () => {
