@@ -5,6 +5,7 @@
 import type { Refusal } from './refusals.js';
 
 const COMPLAINT = /No such file or directory|ENOENT|Permission denied|EACCES/;
+const ANY_COMPLAINT = new RegExp(COMPLAINT.source, 'g');
 const MAX_LINE = 8_192;
 
 export class HiddenReadScanner {
@@ -22,9 +23,18 @@ export class HiddenReadScanner {
   push(chunk: Buffer | string): void {
     if (this.pattern === undefined) return;
     const text = this.partial + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-    const lines = text.split('\n');
-    this.partial = (lines.pop() ?? '').slice(-MAX_LINE);
-    for (const line of lines) this.line(line);
+    // Only a whole line holding a complaint is looked at; the lines before it are passed over
+    // without being split out one by one (agent output runs to millions of lines).
+    for (let start = 0; ; ) {
+      ANY_COMPLAINT.lastIndex = start;
+      const m = ANY_COMPLAINT.exec(text);
+      if (m === null) break;
+      const nl = text.indexOf('\n', m.index);
+      if (nl === -1) break; // in the last line, not whole yet
+      this.line(text.slice(text.lastIndexOf('\n', m.index) + 1, nl));
+      start = nl + 1;
+    }
+    this.partial = text.slice(text.lastIndexOf('\n') + 1).slice(-MAX_LINE);
   }
 
   private line(line: string): void {
