@@ -2,6 +2,7 @@
 // at most 6x the wall time of the same agent piped into `wc -l`, measured in the same run, with
 // ralph's peak RSS <= 100 MiB and the transcript holding every byte (docs/files.md#transcripts).
 // Rounds alternate ralph and the baseline; the medians are compared.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchDir, dataDir, median, ralphBin, result, timed } from './lib.mjs';
@@ -28,6 +29,8 @@ async function measured(cmd, args, options) {
 
 mkdirSync(work, { recursive: true });
 try {
+  // A project of its own: inside this repository ralph would keep its runs in the repository's .ralph/.
+  execFileSync('git', ['init', '-q', work]);
   writeFileSync(
     join(work, 'plan.md'),
     `---\nid: ${planId}\n---\n# Speed\n\nWrite a lot.\n\n<tasks>\n<task><name>Task 1</name><action>write</action></task>\n</tasks>\n`,
