@@ -3,6 +3,7 @@
 // The agent (test/fixtures/longrun/gigabyte-agent.mjs) writes ~1 GiB of generated lines with a
 // few signals that must not end the run, then a summary and ###PLAN_COMPLETE###. Baseline, in
 // the same run: the same agent's output piped into `wc -l`.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, ralphBin, repoDir, timed } from './lib.mjs';
@@ -15,6 +16,8 @@ const planId = 'exec-memory';
 
 mkdirSync(work, { recursive: true });
 try {
+  // A project of its own: inside this repository ralph would keep its runs in the repository's .ralph/.
+  execFileSync('git', ['init', '-q', work]);
   writeFileSync(
     join(work, 'plan.md'),
     `---\nid: ${planId}\n---\n# Memory\n\nWrite a lot.\n\n<tasks>\n<task><name>Task 1</name><action>write</action></task>\n</tasks>\n`,

@@ -3,6 +3,7 @@
 // and hooks (docs/config.md). Secrets are never printed.
 import { CONFIG_FILE, LIMITS } from '../contract.js';
 import type { RegisterCommand } from './context.js';
+import { safeJson, stripControlLine } from '../ui/sanitize.js';
 import { Option } from 'commander';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
 
@@ -54,7 +55,7 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     const sandbox = await sandboxView({ options, plan, project: project.config, env: ctx.env, withPolicy: flags.sandbox !== undefined });
     settings.push(sandbox.row);
     if (flags.json) {
-      ctx.stdout.write(`${JSON.stringify({ file, settings, agents, notify: targets, hooks, secrets: project.hideEnv, ...(sandbox.json ? { sandbox: sandbox.json } : {}) }, null, 2)}\n`);
+      ctx.stdout.write(`${safeJson({ file, settings, agents, notify: targets, hooks, secrets: project.hideEnv, ...(sandbox.json ? { sandbox: sandbox.json } : {}) }, 2)}\n`);
       return;
     }
     const out: string[] = [file ? `config file: ${file}` : `config file: none (no ${CONFIG_FILE} in ${options.cwd} or a folder above it)`, ''];
@@ -69,6 +70,7 @@ export const registerConfig: RegisterCommand = (program, ctx) => {
     for (const h of hooks) out.push(`  ${h.hook}: ${h.run}${h.timeoutMs !== undefined ? ` (timeout ${h.timeoutMs / 1000}s)` : ''}  (${h.source})`);
     if (project.hideEnv.length) out.push('', `kept from the agent: ${project.hideEnv.join(', ')}`);
     if (sandbox.lines.length) out.push('', ...sandbox.lines);
-    ctx.stdout.write(`${out.join('\n')}\n`);
+    // Values come from files (a plan's model: the agent can edit): only text reaches the terminal.
+    ctx.stdout.write(`${out.map(stripControlLine).join('\n')}\n`);
   });
 };

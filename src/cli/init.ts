@@ -1,7 +1,8 @@
 // `ralph init [plan.md]`: a first plan from the template, `.ralph/.gitignore`, a commented
 // ralph.config.yaml, and the next three commands (docs/first-hour.md). It never overwrites a file.
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { kindOf } from '../util/read-regular-file.js';
 import { CONFIG_TEMPLATE } from '../config/template.js';
 import { CONFIG_FILE, RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
@@ -25,10 +26,31 @@ export interface InitResult {
   next: string[];
 }
 
+/**
+ * Refuses, before anything is written, a folder to write into whose path holds something else
+ * than folders (`plans` a regular file): nothing is half done, and the message says what is in the way.
+ */
+function assertCanHoldFiles(dir: string, cwd: string, hint: string): void {
+  for (let at = dir; ; at = dirname(at)) {
+    let stats;
+    try {
+      stats = statSync(at);
+    } catch {
+      if (dirname(at) === at) return;
+      continue; // not there yet: it will be made
+    }
+    if (stats.isDirectory()) return;
+    const shown = relative(cwd, at).startsWith('..') ? at : relative(cwd, at);
+    throw new UsageError(`${shown} is ${kindOf(stats)}, not a folder: ralph init cannot write into it`, hint);
+  }
+}
+
 export function initCommand(planArg: string, cwd: string): InitResult {
   const plan = resolve(cwd, planArg);
   if (!plan.endsWith('.md')) throw new UsageError(`${planArg}: a plan is a Markdown file; give a name ending in .md`);
   if (existsSync(plan)) throw new UsageError(`${planArg} already exists; ralph init never overwrites a file`, 'Give another name: ralph init plans/<name>.md');
+  assertCanHoldFiles(dirname(plan), cwd, 'Move it aside, or name the plan elsewhere: ralph init <folder>/<name>.md');
+  assertCanHoldFiles(resolve(cwd, RUN_FILES.root), cwd, 'Move it aside: .ralph/ is where ralph keeps its runs.');
   const id = basename(plan, '.md').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'plan';
   const title = id.replace(/[-_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
   const template = readFileSync(join(packageRoot(), 'templates', 'plan.md'), 'utf8');

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { join } from 'node:path';
 import { EXIT_CODES } from '../contract.js';
 import { RalphError } from '../errors.js';
+import { stripControl } from '../ui/sanitize.js';
 import { holdCredentials } from '../util/credentials.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import type { CliContext, RegisterCommand } from './context.js';
@@ -100,14 +101,15 @@ function handleError(error: unknown, ctx: CliContext, help: string): number {
     ctx.stderr.write(`(see '${help}')\n`);
     return EXIT_CODES.usage;
   }
+  // A message can quote a file (a config key, a plan's value, a path): only text reaches the terminal.
   if (error instanceof RalphError) {
-    ctx.stderr.write(`ralph: ${error.message}\n`);
-    if (error.hint) ctx.stderr.write(`${error.hint}\n`);
+    ctx.stderr.write(`ralph: ${stripControl(error.message)}\n`);
+    if (error.hint) ctx.stderr.write(`${stripControl(error.hint)}\n`);
     return error.exitCode;
   }
   const e = error instanceof Error ? error : new Error(String(error));
   ctx.stderr.write(
-    ctx.debug ? `ralph: internal error: ${e.stack}\n` : `ralph: internal error: ${e.message} (run with --debug for details)\n`,
+    stripControl(ctx.debug ? `ralph: internal error: ${e.stack}\n` : `ralph: internal error: ${e.message} (run with --debug for details)\n`),
   );
   return 70;
 }

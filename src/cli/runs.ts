@@ -3,7 +3,7 @@
 import { listAllRuns } from '../runs/find-run.js';
 import { ralphDir } from '../runs/project-root.js';
 import { viewRun } from '../runs/run-view.js';
-import { stripControl } from '../ui/sanitize.js';
+import { safeJson, stripControl } from '../ui/sanitize.js';
 import { formatDuration } from '../util/duration.js';
 import { positiveInt } from './exec-options.js';
 import type { RegisterCommand } from './context.js';
@@ -11,7 +11,7 @@ import type { RegisterCommand } from './context.js';
 export interface RunRow {
   run: string;
   plan: string | null;
-  /** running, stale, dead, or the outcome. */
+  /** running, stale, dead, unreadable, or the outcome. */
   outcome: string;
   startedAt: string | null;
   ageMs: number | null;
@@ -24,12 +24,36 @@ export interface RunRow {
   /** Per task: iterations and cost up to the one where it first passed. */
   tasks: { name: string; iterations: number | null; costUsd: number | null }[];
   dir: string;
+  /** Why an unreadable entry cannot be read (docs/hostile.md#a-corrupted-ralph). */
+  problem?: string;
 }
 
 export function listRunRows(cwd: string, now = Date.now()): RunRow[] {
   const rows: RunRow[] = [];
-  for (const { id, paths } of listAllRuns(cwd)) {
+  for (const { id, paths, problem } of listAllRuns(cwd)) {
+    const unreadable = (why: string): RunRow => ({
+      run: id,
+      plan: null,
+      outcome: 'unreadable',
+      startedAt: null,
+      ageMs: null,
+      iterations: 0,
+      costUsd: null,
+      costEstimated: false,
+      tasksVerified: null,
+      tasks: [],
+      dir: paths.dir,
+      problem: why,
+    });
+    if (problem !== undefined) {
+      rows.push(unreadable(problem));
+      continue;
+    }
     const v = viewRun(paths, now);
+    if (v.problems.length > 0) {
+      rows.push(unreadable(v.problems.join('; ')));
+      continue;
+    }
     if (!v.state && !v.result && !v.status) continue; // not a run (yet)
     const startedAt = v.result?.startedAt ?? v.state?.startedAt ?? v.status?.started ?? null;
     const started = startedAt === null ? NaN : Date.parse(startedAt);
@@ -89,7 +113,7 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
       const all = listRunRows(flags.cwd ?? process.cwd());
       const rows = (flags.cost ? all.filter((r) => r.outcome === 'complete') : all).slice(0, flags.limit ?? 20);
       if (flags.json) {
-        ctx.stdout.write(`${JSON.stringify(rows)}\n`);
+        ctx.stdout.write(`${safeJson(rows)}\n`);
         return;
       }
       if (rows.length === 0 && flags.cost && all.length > 0) {
@@ -100,7 +124,7 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
         ctx.stdout.write(`no runs in ${ralphDir(flags.cwd ?? process.cwd())} yet; start one with: ralph exec <plan.md> -- <agent command>\n`);
         return;
       }
-      const cell = (s: string) => stripControl(s).replace(/\s+/g, ' ').slice(0, 60);
+      const cell = (s: string, max = 60) => stripControl(s).replace(/\s+/g, ' ').slice(0, max);
       if (flags.cost) {
         ctx.stdout.write(`${costTable(rows, cell)}\n`);
         return;
@@ -116,6 +140,8 @@ export const registerRuns: RegisterCommand = (program, ctx) => {
           r.costUsd === null ? 'unknown' : `$${r.costUsd.toFixed(4)}`,
         ]),
       ];
-      ctx.stdout.write(`${table(lines)}\n`);
+      // What cannot be read is said, with why, under the runs that can.
+      const broken = rows.filter((r) => r.problem !== undefined).map((r) => `  ${cell(r.dir, 200)}: ${cell(r.problem!, 300)}`);
+      ctx.stdout.write(`${table(lines)}\n${broken.length ? `\nunreadable:\n${broken.join('\n')}\n` : ''}`);
     });
 };

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { EXIT_CODES } from '../contract.js';
 import { InvalidInputError, formatProblem, type Problem } from '../errors.js';
 import type { RegisterCommand } from './context.js';
+import { stripControlLine } from '../ui/sanitize.js';
 
 export type PlanCheck =
   | { path: string; valid: true; id: string; tasks: number; warnings: string[] }
@@ -86,10 +87,11 @@ export const registerValidate: RegisterCommand = (program: Command, ctx) => {
       const checks = await validatePlans(paths, { strict: flags.strict === true, runChecks: flags.runChecks === true, ...(flags.cwd !== undefined ? { cwd: flags.cwd } : {}) });
       for (const check of checks) {
         if (check.valid) {
-          ctx.stdout.write(`ok  ${check.path}  (${check.id}, ${check.tasks} ${check.tasks === 1 ? 'task' : 'tasks'})\n`);
-          for (const warning of check.warnings) ctx.stderr.write(`${check.path}: warning: ${warning}\n`);
+          // Names and text from the plan files: through the terminal sanitizer (docs/hostile.md).
+          ctx.stdout.write(`${stripControlLine(`ok  ${check.path}  (${check.id}, ${check.tasks} ${check.tasks === 1 ? 'task' : 'tasks'})`)}\n`);
+          for (const warning of check.warnings) ctx.stderr.write(`${stripControlLine(`${check.path}: warning: ${warning}`)}\n`);
         } else {
-          for (const problem of check.problems) ctx.stderr.write(`${formatProblem(problem)}\n`);
+          for (const problem of check.problems) ctx.stderr.write(`${stripControlLine(formatProblem(problem))}\n`);
         }
       }
       ctx.exitCode = checks.every((c) => c.valid) ? 0 : EXIT_CODES.usage;

@@ -1,7 +1,6 @@
 // The JSON every notification target, and every hook, receives (docs/config.md): one versioned
 // shape for all events; `summary` is the one-line text chat targets show.
 import { NOTIFY, type NotifyEventName } from '../contract.js';
-import { oneLine } from '../batch/one-line.js';
 
 export interface WaitFacts {
   iteration: number;
@@ -52,9 +51,19 @@ export interface NotificationPayload {
   batch: Partial<BatchFacts> | null;
 }
 
-/** Reasons come from the agent: one line, no control characters, bounded. */
+// C0, DEL and C1 (U+009B alone starts an escape sequence on some terminals), and the line separators.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/**
+ * Reasons come from the agent: one line, no control characters, bounded (docs/config.md). Nothing
+ * else is changed: a notification is no result file, so `|` and `<!--` stay as written (each
+ * receiver's own escaping is done where the request is made, Slack's in deliver.ts).
+ */
 export function clean(text: string, max = 1_000): string {
-  return oneLine(text, max);
+  let s = text.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  if (s.length > max) s = `${s.slice(0, max - 1)}…`;
+  return s;
 }
 
 export function basePayload(event: NotifyEventName, at: Date, cwd: string): NotificationPayload {

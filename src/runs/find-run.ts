@@ -13,39 +13,89 @@ export interface ListedRun {
   /** A single run's id, or `<batch>/<plan run>` for a plan run of a batch under .ralph/batches/. */
   id: string;
   paths: RunPaths;
+  /** Why this entry cannot be read as a run (docs/hostile.md#a-corrupted-ralph); absent when it can. */
+  problem?: string;
 }
 
 const HINT = 'Use a run id from `ralph runs`, "latest", or --run-dir <dir> for a run directory elsewhere.';
 
-function subdirs(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((name) => {
-      if (name.startsWith('.')) return false;
-      try {
-        return statSync(join(dir, name)).isDirectory();
-      } catch {
-        return false; // gone meanwhile, or unreadable: not a run to list
-      }
-    })
-    .sort()
-    .reverse();
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
+
+function fsProblem(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === 'ELOOP') return 'a symbolic link loop (ELOOP)';
+  if (e.code === 'ENOENT') return 'a symbolic link to nothing (ENOENT)';
+  if (e.code === 'ENOTDIR') return 'not a folder (ENOTDIR)';
+  if (e.code === 'EACCES') return 'not readable (EACCES)';
+  return `cannot be read (${e.code ?? e.message})`;
 }
 
-/** Single runs under .ralph/runs, newest first (run ids sort by time). */
+interface Folder {
+  /** Its subfolders, newest first (run ids sort by time), each with why it cannot be read, if so. */
+  entries: { name: string; problem?: string }[];
+  /** Why the folder itself cannot be read (a regular file where it should be). */
+  problem?: string;
+}
+
+/**
+ * The subfolders of a folder of runs. Never throws: the agent can reach .ralph/, so what cannot be
+ * read (a symbolic link loop, a name holding control characters, the folder itself a file) is
+ * said, and the rest is listed.
+ */
+function subdirs(dir: string): Folder {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [] };
+    let problem = fsProblem(error);
+    try {
+      if (!statSync(dir).isDirectory()) problem = 'not a folder';
+    } catch {
+      // as the error said
+    }
+    return { entries: [], problem };
+  }
+  const entries: Folder['entries'] = [];
+  for (const name of names.sort().reverse()) {
+    if (name.startsWith('.')) continue;
+    try {
+      if (!statSync(join(dir, name)).isDirectory()) continue; // a stray file is no run
+    } catch (error) {
+      entries.push({ name, problem: fsProblem(error) });
+      continue;
+    }
+    entries.push(CONTROL.test(name) ? { name, problem: 'its name holds control characters (ralph never makes such a name)' } : { name });
+  }
+  return { entries };
+}
+
+/** The runs under `dir`, with `prefix` before their ids, and the folder itself when it cannot be read. */
+function runsIn(dir: string, prefix: string, folderId: string): ListedRun[] {
+  const folder = subdirs(dir);
+  const out: ListedRun[] = folder.problem !== undefined ? [{ id: folderId, paths: runPaths(dir), problem: folder.problem }] : [];
+  for (const e of folder.entries) out.push({ id: `${prefix}${e.name}`, paths: runPaths(join(dir, e.name)), ...(e.problem !== undefined ? { problem: e.problem } : {}) });
+  return out;
+}
+
+/** Single runs under .ralph/runs that can be read, newest first. */
 export function listRuns(cwd: string): RunPaths[] {
-  const root = runsRoot(cwd);
-  return subdirs(root).map((name) => runPaths(join(root, name)));
+  return runsIn(runsRoot(cwd), '', RUN_FILES.runs)
+    .filter((r) => r.problem === undefined)
+    .map((r) => r.paths);
 }
 
-/** Every run of the project: single runs, then the plan runs of batches under .ralph/batches/. */
+/**
+ * Every run of the project: single runs, then the plan runs of batches under .ralph/batches/;
+ * entries that cannot be read are listed with their problem.
+ */
 export function listAllRuns(cwd: string): ListedRun[] {
-  const singles = listRuns(cwd).map((paths) => ({ id: paths.dir.split('/').pop()!, paths }));
+  const singles = runsIn(runsRoot(cwd), '', RUN_FILES.runs);
   const batches = join(ralphDir(cwd), 'batches');
-  const inBatches = subdirs(batches).flatMap((batch) => {
-    const runs = join(batches, batch, RUN_FILES.runs);
-    return subdirs(runs).map((name) => ({ id: `${batch}/${name}`, paths: runPaths(join(runs, name)) }));
-  });
+  const inBatches = runsIn(batches, '', 'batches').flatMap((batch) =>
+    batch.problem !== undefined ? [batch] : runsIn(join(batch.paths.dir, RUN_FILES.runs), `${batch.id}/`, `${batch.id}/${RUN_FILES.runs}`),
+  );
   return [...singles, ...inBatches];
 }
 
@@ -64,9 +114,13 @@ export function findRun(cwd: string, ref: string | undefined, runDir?: string): 
     return paths;
   }
   if (ref === undefined || ref === 'latest') {
-    const latest = listRuns(cwd)[0];
-    if (!latest) throw new UsageError(`no runs in ${runsRoot(cwd)}`, 'Start one with `ralph exec plan.md`.');
-    return latest;
+    const root = runsRoot(cwd);
+    const singles = runsIn(root, '', RUN_FILES.runs);
+    const latest = singles.find((r) => r.problem === undefined);
+    if (latest) return latest.paths;
+    const broken = singles.find((r) => r.paths.dir === root);
+    if (broken) throw new UsageError(`no runs can be read: ${root} is ${broken.problem}`, 'Move it aside; the next `ralph exec` makes the folder anew.');
+    throw new UsageError(`no runs in ${root}`, 'Start one with `ralph exec plan.md`.');
   }
   const parts = ref.split('/');
   if (parts.length > 2 || !parts.every(isRunId)) {

@@ -5,7 +5,7 @@
 // itself is guarded by a second such file, so two starts that find the same stale lock never
 // both win.
 import { createHash, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ralphDir } from './project-root.js';
@@ -35,9 +35,21 @@ export interface PlanLock {
   release(): void;
 }
 
-/** The lock file of a plan (by its absolute path) in a working directory. */
+/** The path with its symbolic links resolved (as typed when it cannot be: it does not exist). */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/**
+ * The lock file of a plan in a working directory, keyed on their real paths: `ralph exec link.md`
+ * (a symbolic link to plan.md) or a symlinked working directory is the same plan, and held.
+ */
 export function planLockPath(cwd: string, planPath: string, planId: string): string {
-  const key = createHash('sha256').update(`${resolve(cwd)}\0${resolve(planPath)}`).digest('hex').slice(0, 12);
+  const key = createHash('sha256').update(`${realPath(cwd)}\0${realPath(planPath)}`).digest('hex').slice(0, 12);
   const safeId = planId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60);
   return join(ralphDir(cwd), LOCKS_DIR, `${safeId}-${key}.lock`);
 }

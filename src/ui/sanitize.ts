@@ -19,6 +19,6 @@ const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029]/g;
 const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** JSON text that is safe to print on a terminal, whatever strings it holds. */
-export function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(JSON_UNSAFE, escapeChar);
+export function safeJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(JSON_UNSAFE, escapeChar);
 }

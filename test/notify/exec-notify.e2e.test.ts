@@ -163,7 +163,7 @@ describe('hooks through the CLI', () => {
       },
     });
     expect(run.code).toBe(0);
-    expect(otherWarnings(run.result!.warnings)).toEqual(['before_iteration hook was stopped after 500ms (its timeout)']);
+    expect(otherWarnings(run.result!.warnings)).toEqual([expect.stringMatching(/^before_iteration hook was stopped after 500ms \(its timeout\); stopped \d+ processes: .*sleep \(pid \d+\)/)]);
     expect(run.leftovers).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 // The per-plan lock (docs/first-hour.md): one holder at a time, a stale lock (its process gone on
 // this host) taken over, and exactly one winner when several starts race, in separate processes.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,19 @@ describe('the plan lock', () => {
     first.release();
     expect(existsSync(first.path)).toBe(false);
     acquirePlanLock(lockOf(cwd, 'run-three')).release();
+  });
+
+  it('is keyed on the real path: the plan through a symbolic link, or from a symlinked working directory, is held', () => {
+    const cwd = workDir();
+    writeFileSync(join(cwd, 'plan.md'), '# p\n');
+    symlinkSync('plan.md', join(cwd, 'link.md'));
+    const linkedCwd = `${cwd}-link`;
+    symlinkSync(cwd, linkedCwd);
+    dirs.push(linkedCwd);
+    const held = acquirePlanLock(lockOf(cwd, 'run-one'));
+    expect(() => acquirePlanLock({ ...lockOf(cwd, 'run-two'), planPath: join(cwd, 'link.md') })).toThrow(/plan p is already running .*run run-one/);
+    expect(() => acquirePlanLock(lockOf(linkedCwd, 'run-three'))).toThrow(/plan p is already running .*run run-one/);
+    held.release();
   });
 
   it('is per plan file: another plan in the same folder is not held', () => {

@@ -125,6 +125,11 @@ describe('refusals', () => {
     s.push("a: No such file or directory\nplain mention of /h/.ssh/config\n");
     s.push(Buffer.from("Error: ENOENT: no such file or directory, open '/h/.ssh/id_ed25519'\n"));
     expect(seen).toEqual(['read /h/.ssh/id_rsa', 'read /h/.ssh/id_ed25519']);
+    // Among many lines, in one chunk, with a complaint line cut across two chunks.
+    const quiet = 'compiling /h/.ssh is mentioned here without a complaint\n'.repeat(1000);
+    s.push(`${quiet}cat: /h/.ssh/known_hosts: Permission denied\n${quiet}ls: /h/.ssh/a: No such`);
+    s.push(` file or directory\n${quiet}`);
+    expect(seen.slice(2)).toEqual(['read /h/.ssh/known_hosts', 'read /h/.ssh/a']);
   });
 });
 

@@ -77,13 +77,18 @@ export class EchoFilter {
     if (this.heldBytes > MAX_HELD) return false;
     const expected = this.expected();
     if (expected === undefined) return false;
-    const partial = Buffer.concat(this.held, this.heldBytes).toString('utf8').trimStart();
+    const partial = this.heldLine().toString('utf8').trimStart();
     return partial === '' || expected.startsWith(partial.trimEnd()) || partial.trimEnd() === '';
+  }
+
+  /** What is held of the current line, in one piece (a view, when it came in one). */
+  private heldLine(): Buffer {
+    return this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held, this.heldBytes);
   }
 
   /** The held start of a line is the agent's: hand it on, and the rest of the line with it. */
   private release(out: Piece[]): void {
-    add(out, 'text', this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held, this.heldBytes));
+    add(out, 'text', this.heldLine());
     this.held = [];
     this.heldBytes = 0;
     this.passing = true;
@@ -91,7 +96,7 @@ export class EchoFilter {
   }
 
   private finishLine(out: Piece[]): void {
-    const line = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held, this.heldBytes);
+    const line = this.heldLine();
     this.held = [];
     this.heldBytes = 0;
     add(out, this.isEcho(line.toString('utf8').trim()) ? 'log' : 'text', line);
