@@ -66,8 +66,11 @@ export interface RunHooks extends RunExtras {
   env?: NodeJS.ProcessEnv;
   /** Whether output text is decoded into `output` events (someone shows it). */
   wantOutput?: boolean;
-  /** Called once the run directory exists, with a function that writes an `interrupted` result synchronously. */
-  onEmergencyExit?: (writeNow: () => void) => void;
+  /**
+   * Called once the run directory exists, with a function that writes an `interrupted` result
+   * synchronously and returns the reason it wrote (the resume command in it), for the last line.
+   */
+  onEmergencyExit?: (writeNow: () => string) => void;
   /** A batch's plans that use the same agent wait for its limits together. */
   sharedLimits?: SharedLimits;
 }
@@ -386,7 +389,9 @@ class PlanRun {
         this.state.executorPid = null;
       }
       killLeftoversNow(processMarker(this.state));
-      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}` });
+      const reason = `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}`;
+      this.writeResultSync({ outcome: 'interrupted', reason });
+      return reason;
     });
     const onAbort = () => this.runAbort.abort('interrupt');
     if (hooks.signal?.aborted) onAbort();
