@@ -55,6 +55,7 @@ import { resolveConfig, type RunConfig } from './run-config.js';
 import { decideSandbox, openRunSandbox, type RunSandbox, type SandboxDecision } from '../sandbox/index.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
+import { watchToolFailureStreak } from './tool-failure-streak.js';
 import type { ExecOptions, RunResult } from './types.js';
 
 export interface RunHooks extends RunExtras {
@@ -313,6 +314,7 @@ class PlanRun {
     if (this.config.maxCostUsd !== undefined) this.rules.push(costIs(this.config.maxCostUsd));
     if (this.config.maxRuntimeMs !== undefined) this.rules.push(runtimeIs(this.config.maxRuntimeMs));
     this.bus.on('event', (e) => this.record(e));
+    watchToolFailureStreak(this.bus);
     const { runId, cwd } = this.state;
     this.lifecycle = init.hooks.lifecycle?.({ runId, runDir: this.paths.dir, plan: this.plan.id, planPath: this.plan.path, cwd, mode: init.mode }, this.bus);
   }

@@ -1,6 +1,7 @@
 // One human line per event worth showing; undefined for events that are not (output, usage).
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
+import { failureLine } from '../util/failure-line.js';
 import { stripControl, stripControlLine } from './sanitize.js';
 import { waitLine } from './wait-line.js';
 
@@ -59,7 +60,7 @@ export function describeEvent(e: RunEvent): string | undefined {
         ? `observation [${e.record.severity}] ${e.record.type}: ${stripControl(e.record.title ?? '')}`
         : `invalid observation recorded: ${stripControl(e.record.error ?? '')}`;
     case 'tool':
-      return e.error !== undefined ? `tool ${stripControl(e.name)} failed: ${stripControl(e.error.split('\n')[0] ?? '').slice(0, 160)}` : undefined;
+      return e.error !== undefined ? `tool ${stripControl(e.name)} failed: ${stripControl(failureLine(e.error))}` : undefined;
     case 'warning':
       return `warning: ${stripControl(e.message)}`;
     case 'agent':
