@@ -1,7 +1,7 @@
 // One human line per event worth showing; undefined for events that are not (output, usage).
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
-import { failureLine } from '../util/failure-line.js';
+import { cutAtWord, failureLine } from '../util/failure-line.js';
 import { stripControl, stripControlLine } from './sanitize.js';
 import { waitLine } from './wait-line.js';
 
@@ -54,7 +54,7 @@ export function describeEvent(e: RunEvent): string | undefined {
     case 'ignored':
       return undefined;
     case 'near_miss':
-      return `warning: not a signal at ${e.stream} line ${e.line}: ${stripControl(e.text).slice(0, 120)} (${stripControl(e.hint).slice(0, 200)})`;
+      return `warning: not a signal at ${e.stream} line ${e.line}: ${cutAtWord(stripControl(e.text), 120)} (${cutAtWord(stripControl(e.hint), 200)})`;
     case 'observation':
       return e.record.valid
         ? `observation [${e.record.severity}] ${e.record.type}: ${stripControl(e.record.title ?? '')}`
@@ -100,7 +100,7 @@ export function describeEvent(e: RunEvent): string | undefined {
       ].join('\n');
     }
     case 'limit':
-      return `${e.kind} limit reported: ${stripControl(e.message).slice(0, 200)}`;
+      return `${e.kind} limit reported: ${cutAtWord(stripControl(e.message), 200)}`;
     case 'wait_start':
       return waitLine(e.kind, new Date(e.until), new Date());
     case 'wait_end':
