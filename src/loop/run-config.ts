@@ -1,7 +1,7 @@
 // Flags over front matter over the config file over built-in defaults (docs/config.md,
 // docs/commands.md#ralph-exec), and the choice of executor.
 import { resolve } from 'node:path';
-import { formatFromCommand, resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
+import { AGENT_PRESETS, formatFromCommand, resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { credential } from '../util/credentials.js';
@@ -101,13 +101,13 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
   if (executor === undefined) {
     throw new UsageError(
       'no executor to run the plan with',
-      'Choose one: `ralph exec plan.md -- <agent command>` (e.g. -- claude -p), `executor: command` with `command:` in the plan, or set ANTHROPIC_API_KEY for --executor anthropic.',
+      `Choose an agent: \`ralph exec plan.md --agent claude\` (or ${Object.keys(AGENT_PRESETS).filter((n) => n !== 'claude').join(', ')}), any agent CLI after \`--\`, \`agent:\` in ralph.config.yaml, or set ANTHROPIC_API_KEY for --executor anthropic.`,
     );
   }
   if (executor === 'command' && (!command || command.length === 0)) {
     throw new UsageError(
       'the command executor needs a program to run',
-      'Give it after --, e.g. `ralph exec plan.md -- claude -p --dangerously-skip-permissions`, or as `command: [...]` in the plan.',
+      'Choose an agent with `--agent claude` (or another preset), give a program after `--`, or write `command: [...]` in the plan.',
     );
   }
   if (executor === 'anthropic' && !credential(env, 'ANTHROPIC_API_KEY')) {

@@ -97,7 +97,7 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
   const options = withStoredSettings(given);
   const plan = await loadPlan(resolve(options.planPath));
   const config = resolveConfig(options, plan, env, hooks.project);
-  if (config.executor === 'command') assertCanStart(config.command, config.cwd, env);
+  if (config.executor === 'command') assertCanStart(config.command, config.cwd, env, '', config.agent);
   // `--sandbox on` where it cannot start is refused here, before the run exists (exit 64).
   const sandboxChoice = decideSandbox(config.sandbox);
   const templates = loadTemplates(config.promptsDir);
@@ -444,6 +444,7 @@ class PlanRun {
       cwd: config.cwd,
       mode: this.init.mode,
       executor: config.executor,
+      ...(config.agent !== undefined ? { agent: config.agent.name } : {}),
       maxIterations: config.maxIterations,
       startedAt: state.startedAt,
       head: state.headAtStart,

@@ -44,7 +44,7 @@ function sandboxDenied(e: Extract<RunEvent, { type: 'sandbox_denied' }>): string
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
     case 'run-start':
-      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with the ${e.executor} executor (run dir ${e.runDir}${configNote(e.config)})`;
+      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with ${e.agent !== undefined ? `agent ${stripControl(e.agent)}` : `the ${e.executor} executor`} (run dir ${e.runDir}${configNote(e.config)})`;
     case 'iteration-start':
       return `iteration ${e.iteration}/${e.maxIterations} started (${e.fresh ? 'fresh context' : 'same context'}, ${e.prompt} prompt)`;
     case 'signal':
