@@ -21,6 +21,7 @@ import { registerLogs } from './logs.js';
 import { bareFlagsExplicit } from './pr-flag.js';
 import { registerLand } from './land.js';
 import { registerSandbox } from './sandbox.js';
+import { registerClean } from './clean.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -28,6 +29,7 @@ const COMMANDS: RegisterCommand[] = [
   registerStatus,
   registerRuns,
   registerStop,
+  registerClean,
   registerParse,
   registerValidate,
   registerReport,
