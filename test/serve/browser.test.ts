@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { browserAvailable, closeBrowser, launchBrowser, openPage, ScriptedRun } from './helpers.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = await browserAvailable('the ralph serve browser tests');
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -35,7 +36,7 @@ afterEach(async () => {
 
 const row = (id: string) => `#runs tr[data-key="runs/${id}"]`;
 
-describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
+describe.skipIf(!RUNS)('ralph serve in Chromium', () => {
   it('follows a run from running to waiting to complete without a reload', async () => {
     const w = await openPage(browser!, server.url);
     const { page } = w;
@@ -93,7 +94,7 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     const big = Buffer.alloc(10 * 1024 * 1024, 'A');
     run.say(big);
     run.say('\n<img src=x onerror="window.__pwned=2">after the big line\n');
-    await expect.poll(() => page.locator('#transcript div').last().textContent(), { timeout: 20_000 }).toBe('<img src=x onerror="window.__pwned=2">after the big line');
+    await expect.poll(() => page.locator('#transcript div').last().textContent(), { timeout: PATIENCE_MS }).toBe('<img src=x onerror="window.__pwned=2">after the big line');
     const texts = await page.locator('#transcript div').allTextContents();
     expect(texts.join('\n').length).toBeLessThan(200_000);
     expect(texts.some((t) => /^\[(a line of \d+ bytes, too long to show|output arrived faster than shown.*)\]$/.test(t))).toBe(true);
@@ -120,15 +121,15 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
     const exited = new Promise<number | null>((r) => child.on('close', r));
     try {
       const runs = join(dir, '.ralph', 'runs');
-      await expect.poll(() => (readdirSafe(runs)[0] ? 1 : 0), { timeout: 20_000 }).toBe(1);
+      await expect.poll(() => (readdirSafe(runs)[0] ? 1 : 0), { timeout: PATIENCE_MS }).toBe(1);
       const id = readdirSafe(runs)[0]!;
       const w = await openPage(browser!, `${server.url}run?key=runs/${id}`);
       const { page } = w;
-      await expect.poll(() => page.isEnabled('#stop'), { timeout: 20_000 }).toBe(true);
+      await expect.poll(() => page.isEnabled('#stop'), { timeout: PATIENCE_MS }).toBe(true);
       await page.click('#stop');
       await expect.poll(() => page.textContent('#stop-message')).toBe(`asked run ${id} to stop after its current iteration`);
       expect(await exited).toBe(130);
-      await expect.poll(() => page.textContent('#summary .outcome'), { timeout: 20_000 }).toBe('interrupted');
+      await expect.poll(() => page.textContent('#summary .outcome'), { timeout: PATIENCE_MS }).toBe('interrupted');
       expect(await page.isEnabled('#stop')).toBe(false);
       await expect.poll(() => page.locator('#files pre[data-file="result.json"]').count()).toBe(1);
       expect(w.errors).toEqual([]);

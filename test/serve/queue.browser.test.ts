@@ -8,6 +8,7 @@ import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { killQuietly, killStarted, processesMentioning, ralph, until, workspace, type Workspace } from '../queue/helpers.js';
 import { browserAvailable, closeBrowser, launchBrowser, openPage } from './helpers.js';
 import { startServeCli, type ServeProc } from './serve-cli.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = redisAvailable('the ralph serve --queue test') && (await browserAvailable('the ralph serve --queue test'));
 const AGENT = join(resolve(import.meta.dirname, '../..'), 'test', 'fixtures', 'serve', 'agent.mjs');
@@ -28,12 +29,12 @@ afterEach(async () => {
   await killStarted();
   if (ws) {
     for (const pid of processesMentioning(ws.dir)) killQuietly(pid);
-    await until(() => processesMentioning(ws!.dir).length === 0, 10_000, 'no process of the workspace left');
+    await until(() => processesMentioning(ws!.dir).length === 0, PATIENCE_MS, 'no process of the workspace left');
   }
   await redis?.dispose();
 });
 
-describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
+describe.skipIf(!RUNS)('ralph serve --queue', () => {
   it('lists both workers and the plan each runs, then the outcomes', async () => {
     redis = await RedisServer.start();
     ws = workspace({ a: 'complete', b: 'complete' });
@@ -45,7 +46,7 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     // take a job from a worker that is slow to renew it, which is not what this test is about.
     for (const name of ['w1', 'w2']) {
       const worker = ralph(['worker', '--queue', redis.url, '--workdir', join(ws.dir, 'workers', name)], ws.dir, env);
-      await until(() => worker.stderr.includes(' at a time, workdir ') || worker.child.exitCode !== null, 30_000, `worker ${name} ready`);
+      await until(() => worker.stderr.includes(' at a time, workdir ') || worker.child.exitCode !== null, PATIENCE_MS, `worker ${name} ready`);
     }
     serve = await startServeCli(ws.repo, ['--queue', redis.url]);
     const out = join(ws.repo, '.ralph', 'batches', 'q1');
@@ -57,7 +58,7 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
       (await page.locator('#workers tr[data-worker]').evaluateAll((trs) => trs.map((tr) => `${tr.getAttribute('data-worker')} ${tr.querySelector('.plan')!.textContent}`))).sort();
     // A job a worker took shows `starting` until the worker has its checkout and says so.
     const named = async () => (await rows()).filter((r) => /^\S+ \(pid \d+\) \S+$/.test(r));
-    await expect.poll(async () => (await named()).length, { timeout: 90_000 }).toBe(2);
+    await expect.poll(async () => (await named()).length, { timeout: PATIENCE_MS }).toBe(2);
     const seen = await named();
     expect(new Set(seen.map((r) => r.split(' ').slice(0, -1).join(' '))).size).toBe(2);
     expect(seen.map((r) => r.split(' ').at(-1)).sort()).toEqual(['a', 'b']);
@@ -66,9 +67,9 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     writeFileSync(join(gate, 'a'), '');
     writeFileSync(join(gate, 'b'), '');
     expect(await coordinator.exited).toBe(0);
-    await expect.poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => page.locator('#workers tr[data-worker]').count(), { timeout: PATIENCE_MS }).toBe(0);
     // The coordinator's batch folder is under this .ralph/: its plans end with their outcomes.
-    for (const id of ['a', 'b']) await expect.poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: 30_000 }).toBe('complete');
+    for (const id of ['a', 'b']) await expect.poll(() => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`), { timeout: PATIENCE_MS }).toBe('complete');
     expect(await page.evaluate('window.__loadedOnce')).toBe(true);
     expect(w.errors).toEqual([]);
     await page.close();

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RepoWatch, type BatchSummary } from '../../src/serve/repo-watch.js';
 import type { RunSummary } from '../../src/serve/run-summary.js';
 import { ScriptedRun } from './helpers.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 let dir = '';
 let watch: RepoWatch | undefined;
@@ -30,15 +31,15 @@ describe('RepoWatch', () => {
     const run = new ScriptedRun(dir, '20261126-020000-late');
     run.start();
     run.nextIteration();
-    await vi.waitFor(() => expect(runs.at(-1)?.state).toBe('running'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(runs.at(-1)?.state).toBe('running'), { timeout: PATIENCE_MS });
 
     expect(watch.listBatches()).toEqual([]);
     writeFileSync(join(bdir, 'batch.json'), JSON.stringify({ status: 'running', createdAt: '2026-11-26T02:00:00Z', plans: [{ id: 'p', path: 'p.md' }], results: [], complete: null }));
-    await vi.waitFor(() => expect(batches.at(-1)?.plans).toEqual([{ id: 'p', key: null, attempts: 0, outcome: null, verdict: null }]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(batches.at(-1)?.plans).toEqual([{ id: 'p', key: null, attempts: 0, outcome: null, verdict: null }]), { timeout: PATIENCE_MS });
     mkdirSync(join(bdir, 'runs', 'p'), { recursive: true });
-    await vi.waitFor(() => expect(batches.at(-1)?.plans[0]!.key).toBe('batches/b1/runs/p'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(batches.at(-1)?.plans[0]!.key).toBe('batches/b1/runs/p'), { timeout: PATIENCE_MS });
 
     run.finish('complete', 'ok');
-    await vi.waitFor(() => expect(runs.at(-1)?.outcome).toBe('complete'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(runs.at(-1)?.outcome).toBe('complete'), { timeout: PATIENCE_MS });
   });
 });

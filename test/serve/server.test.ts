@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { ScriptedRun } from './helpers.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 let dir = '';
 let server: RunningServer;
@@ -80,7 +81,7 @@ describe('ralph serve: the server', () => {
     run.nextIteration();
     run.event({ type: 'tool', iteration: 1, name: 'Bash', summary: 'npm test', phase: 'call' });
     run.status('waiting', { waitingUntil: new Date(Date.now() + 3_600_000).toISOString(), waitingFor: 'usage limit' });
-    await vi.waitFor(() => expect(seen.text()).toContain('"state":"waiting"'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(seen.text()).toContain('"state":"waiting"'), { timeout: PATIENCE_MS });
     seen.close();
     const text = seen.text();
     expect(text).toContain('event: run\ndata: {"key":"runs/20261126-020000-aaaa"');
