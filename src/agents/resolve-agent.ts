@@ -1,5 +1,6 @@
 // `--agent NAME`: a named agent from the project's config (when it has one) or a built-in preset.
 import { UsageError } from '../errors.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { AGENT_PRESETS, type AgentSpec } from './presets.js';
 
 export interface ResolvedAgent extends AgentSpec {
@@ -16,7 +17,8 @@ export function resolveAgent(name: string, extraArgs: string[] = [], configured:
   const spec = fromConfig ?? (Object.hasOwn(AGENT_PRESETS, name) ? AGENT_PRESETS[name] : undefined);
   if (spec === undefined) {
     const known = [...new Set([...Object.keys(configured), ...Object.keys(AGENT_PRESETS)])].sort();
-    throw new UsageError(`--agent: unknown agent ${JSON.stringify(name)}`, `Known agents: ${known.join(', ')}.`);
+    const near = didYouMean(name, known);
+    throw new UsageError(`--agent: unknown agent ${JSON.stringify(name)}${near !== undefined ? `; did you mean --agent ${near}?` : ''}`, `Known agents: ${known.join(', ')}.`);
   }
-  return { name, command: [...spec.command, ...extraArgs], streamFormat: spec.streamFormat };
+  return { name, command: [...spec.command, ...extraArgs], streamFormat: spec.streamFormat, ...(spec.npm !== undefined ? { npm: spec.npm } : {}) };
 }

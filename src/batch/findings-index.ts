@@ -68,6 +68,9 @@ export function formatFindingLine(f: IndexedFinding): string {
   return `- ${f.priority} | ${f.id} | "${f.type}" | ${markdownLine(f.title)}`;
 }
 
+/** What each verdict word means, where a verdict is shown (result files, index.md). */
+export const VERDICT_WORDS = 'safe: complete, no P0 or P1 finding · needs-changes: a P1 finding, or not complete · risky: a P0 finding · error: the plan failed twice, or is invalid';
+
 /** any P0 → risky; else any P1 or an outcome other than complete → needs-changes; else safe. */
 export function verdictOf(findings: IndexedFinding[], outcome: AttemptOutcome): Verdict {
   if (findings.some((f) => f.priority === 'P0')) return 'risky';

@@ -5,6 +5,7 @@ import { EXIT_CODES } from '../contract.js';
 import { oneLine } from './one-line.js';
 import { resultPath } from './partial-file.js';
 import { formatCost, parseResultFile } from './result-file.js';
+import { VERDICT_WORDS } from './findings-index.js';
 import type { BatchPlan, PlanRow } from './types.js';
 
 export const INDEX_FILE = 'index.md';
@@ -66,6 +67,7 @@ export function renderIndex(batchId: string, rows: PlanRow[], extra: { report: s
     );
   }
   const warnings = [...extra.warnings, ...rows.flatMap((r) => r.warnings.map((w) => `${r.plan}: ${w}`))];
+  lines.push('', `Verdicts: ${VERDICT_WORDS}.`);
   lines.push('', extra.report ? `Observations report: [${extra.report}](${encodeURI(extra.report)})` : 'Observations report: not written (see warnings)');
   if (warnings.length) lines.push('', '## Warnings', '', ...warnings.map((w) => `- ${oneLine(w, 1000)}`));
   lines.push('');

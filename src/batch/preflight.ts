@@ -37,7 +37,7 @@ export async function preflight(p: Preflight): Promise<{ base: string | null }> 
     const executor = agent ? 'command' : p.exec.executor ?? (p.exec.command?.length ? 'command' : fm.executor ?? (fm.command ? 'command' : undefined));
     if (executor !== 'command' || !command?.length) continue;
     const reason = cannotStartReason(command[0]!, execCwd, process.env);
-    if (reason !== null) problems.push({ file: plan.path, message: `cannot start "${command[0]}": ${reason}; check the command after -- or the plan's command:` });
+    if (reason !== null) problems.push({ file: plan.path, message: `cannot start "${command[0]}": ${reason}; check the command after -- or the plan's command` });
     for (const path of filesOfCommand(command, execCwd)) inputs.push({ path, role: `agent command of plan ${plan.id}` });
   }
   if (problems.length) throw new InvalidInputError(problems, 'cannot start the batch');

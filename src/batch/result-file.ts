@@ -4,7 +4,7 @@
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
 import type { IterationReceipt } from '../loop/types.js';
-import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, type IndexedFinding } from './findings-index.js';
+import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, VERDICT_WORDS, type IndexedFinding } from './findings-index.js';
 import { markdownFence, strictUrl } from '../util/markdown-escape.js';
 import { markdownLine, oneLine } from './one-line.js';
 import type { AttemptOutcome, PlanRow, Verdict } from './types.js';
@@ -13,6 +13,7 @@ export const RESULT_HEADING = '## Result';
 export const PROGRESS_HEADING = '## Progress';
 export const SUMMARY_HEADING = '### Summary';
 export const RECEIPTS_HEADING = '### Receipts';
+export const LAST_GATE_HEADING = '### Last rejected claim';
 export const ERROR_PREFIX = 'Error: ';
 
 /** `- Key: value` lines of the result section, in order. */
@@ -31,6 +32,7 @@ export const RESULT_KEYS = {
   worktree: 'Worktree',
   runDir: 'Run directory',
   previous: 'Earlier attempts',
+  attemptFile: 'This attempt',
   ended: 'Ended',
 } as const;
 
@@ -145,6 +147,10 @@ export interface ResultFacts {
   worktree: string | null;
   runDir: string;
   previous: string[];
+  /** Error stubs: where this (last) attempt's own result file was set aside. */
+  attemptFile?: string;
+  /** Why the last rejected claim was rejected (a verify command and its output's tail, say). */
+  lastRejection?: string;
   endedAt: string;
   /** "tasks 2/3 verified" (docs/plans.md#task-checks); absent for a plan without task checks. */
   tasksVerified?: string;
@@ -178,13 +184,21 @@ function resultLines(f: ResultFacts): string[] {
     `- ${k.runDir}: ${f.runDir}`,
   ];
   if (f.previous.length) lines.push(`- ${k.previous}: ${f.previous.join(', ')}`);
+  if (f.attemptFile !== undefined) lines.push(`- ${k.attemptFile}: ${f.attemptFile}`);
   lines.push(`- ${k.ended}: ${f.endedAt}`, '');
   return lines;
 }
 
 /** What is appended to the partial file when the attempt ends, sentinel included. */
+/** After the verdict (the index reads up to it): what the verdict words mean, and the last rejection. */
+function afterVerdict(f: ResultFacts): string[] {
+  const lines = [`(${VERDICT_WORDS})`, ''];
+  if (f.lastRejection !== undefined) lines.push(LAST_GATE_HEADING, '', markdownFence(f.lastRejection), '');
+  return lines;
+}
+
 export function renderResult(f: ResultFacts, findings: IndexedFinding[], verdict: Verdict, summary: unknown): string {
-  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, '', ...receiptLines(f.receipts ?? [])];
+  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, ...afterVerdict(f), ...receiptLines(f.receipts ?? [])];
   if (summary !== undefined) {
     lines.push(SUMMARY_HEADING, '', markdownFence(JSON.stringify(summary, null, 2), 'json'), '');
   }
@@ -214,6 +228,7 @@ export function renderErrorStub(plan: string, f: ResultFacts): string {
     `${VERDICT_PREFIX}error`,
     `${ERROR_PREFIX}${f.outcome}: ${markdownLine(f.reason, 500) || NONE}`,
     '',
+    ...afterVerdict(f),
     FLUX_DRIVE_SENTINEL,
     '',
   ].join('\n');

@@ -2,7 +2,9 @@
 // off-the-rails, crashed or timed-out attempt is retried once, its partial moved aside first;
 // a second failure leaves an error stub.
 import { rename } from 'node:fs/promises';
-import { basename, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { RUN_FILES } from '../contract.js';
 import { branchHead, commitPlanBranch, planCommitMessage } from './commit-plan-branch.js';
 import { squashWorktree } from '../deliver/checkpoint.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -39,9 +41,32 @@ async function commitAttempt(ctx: PlanContext, end: AttemptEnd, attempt: number)
   return branchHead(iso.repo, iso.branch);
 }
 
+/** Why the run's last rejected claim was rejected, from its events (the verify command and its output's tail). */
+function lastRejection(runDir: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(runDir, RUN_FILES.events), 'utf8');
+  } catch {
+    return undefined;
+  }
+  let reason: string | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"type":"gate"')) continue;
+    try {
+      const e = JSON.parse(line) as { type?: string; accepted?: boolean; reason?: unknown };
+      if (e.type === 'gate') reason = e.accepted === false && typeof e.reason === 'string' ? e.reason : undefined;
+    } catch {
+      // a torn last line: not a gate verdict
+    }
+  }
+  return reason;
+}
+
 function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: string[], commit: string | null): ResultFacts {
   const rel = (p: string) => relative(ctx.out, p) || '.';
+  const rejection = end.outcome === 'complete' ? undefined : lastRejection(end.runDir);
   return {
+    ...(rejection !== undefined ? { lastRejection: rejection } : {}),
     outcome: end.outcome,
     reason: end.reason,
     exitCode: end.exitCode,
@@ -122,9 +147,10 @@ export async function runPlanWithRetry(ctx: PlanContext): Promise<void> {
     const final = resultPath(ctx.out, id);
     const stub = (failed && failures > 0) || end.outcome === 'invalid';
     if (stub) {
+      // "Earlier attempts" lists only earlier ones; this attempt's own file is named apart.
       const movedTo = await moveAside(ctx.out, partialPath(ctx.out, id), `${id}.attempt-${attempt}.md`);
+      await writeFileAtomic(final, renderErrorStub(id, { ...facts, attemptFile: relative(ctx.out, movedTo) }));
       previous.push(movedTo);
-      await writeFileAtomic(final, renderErrorStub(id, { ...facts, previous: previous.map((p) => relative(ctx.out, p)) }));
     } else {
       await rename(partialPath(ctx.out, id), final);
     }

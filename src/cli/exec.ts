@@ -84,7 +84,7 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
     color: colorWanted(ctx.env),
   });
   const controller = new AbortController();
-  let emergency: (() => void) | undefined;
+  let emergency: (() => string) | undefined;
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
@@ -94,7 +94,11 @@ export async function execCommand(planPath: string, flags: ExecFlags, ctx: CliCo
       return;
     }
     try {
-      emergency?.();
+      const reason = emergency?.();
+      // The status line goes, and the run's last line (its state, the whole resume command)
+      // stands on a line of its own: the one thing to copy after a double Ctrl+C.
+      renderer.close();
+      if (reason !== undefined) ctx.stderr.write(`ralph: run interrupted (exit ${EXIT_CODES.interrupted}): ${reason}\n`);
     } finally {
       process.exit(EXIT_CODES.interrupted);
     }

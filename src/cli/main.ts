@@ -22,6 +22,7 @@ import { registerLogs } from './logs.js';
 import { bareFlagsExplicit } from './pr-flag.js';
 import { registerLand } from './land.js';
 import { registerSandbox } from './sandbox.js';
+import { registerClean } from './clean.js';
 
 const COMMANDS: RegisterCommand[] = [
   registerInit,
@@ -29,6 +30,7 @@ const COMMANDS: RegisterCommand[] = [
   registerStatus,
   registerRuns,
   registerStop,
+  registerClean,
   registerParse,
   registerValidate,
   registerReport,

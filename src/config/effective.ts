@@ -1,11 +1,11 @@
 // The settings in effect and where each came from, for `ralph config` (docs/config.md): flags,
 // then the plan's front matter, then the config file, then ralph's built-in defaults.
 import { AGENT_PRESETS } from '../agents/index.js';
-import { DEFAULTS } from '../contract.js';
 import type { ExecOptions } from '../loop/types.js';
 import type { PlanConfig } from '../plan/index.js';
 import { credential } from '../util/credentials.js';
 import { formatDuration } from '../util/duration.js';
+import { layered, SETTING_LAYERS, type LayeredKey } from './layers.js';
 import type { BatchDefaults, ProjectConfig } from './types.js';
 
 export interface SettingRow {
@@ -59,21 +59,27 @@ export function effectiveSettings(input: EffectiveInput): SettingRow[] {
     asText,
   );
 
+  // The same table resolveConfig reads (layers.ts): value and source cannot disagree with a run.
+  const sources = { flags, plan: fm, config: fc, configSource: cfg };
+  const row = (key: LayeredKey, show: (v: never) => string): SettingRow => {
+    const found = layered<never>(key, sources);
+    return found === undefined ? { setting: SETTING_LAYERS[key].setting, value: null, source: 'not set' } : { setting: SETTING_LAYERS[key].setting, value: show(found.value), source: found.source };
+  };
   const rows: SettingRow[] = [
     executorRow,
     agentRow,
-    first<string>('model', [['flag', flags.model], ['plan', fm.model], [cfg('model'), fc.model]], asText),
-    first<number>('max_iterations', [['flag', flags.maxIterations], ['plan', fm.maxIterations], [cfg('max_iterations'), fc.maxIterations], ['default', DEFAULTS.maxIterations]], asText),
-    first<number>('max_bailouts', [['flag', flags.maxBailouts], ['plan', fm.maxBailouts], [cfg('max_bailouts'), fc.maxBailouts], ['default', DEFAULTS.maxBailouts]], asText),
-    first<number>('max_runtime', [['flag', flags.maxRuntimeMs], ['plan', fm.maxRuntimeMs], [cfg('max_runtime'), fc.maxRuntimeMs], ['default', DEFAULTS.maxRuntimeMs]], asLimit),
-    first<number>('max_cost_usd', [['flag', flags.maxCostUsd], ['plan', fm.maxCostUsd], [cfg('max_cost_usd'), fc.maxCostUsd]], (v) => `$${v}`),
-    first<number>('silence_timeout', [['flag', flags.silenceTimeoutMs], ['plan', fm.silenceTimeoutMs], [cfg('silence_timeout'), fc.silenceTimeoutMs], ['default', DEFAULTS.silenceTimeoutMs]], asDuration),
-    first<number>('max_wait', [['flag', flags.maxWaitMs], ['plan', fm.maxWaitMs], [cfg('max_wait'), fc.maxWaitMs], ['default', DEFAULTS.maxWaitMs]], asDuration),
-    first<number>('max_stalls', [['flag', flags.maxStalls], ['plan', fm.maxStalls], [cfg('max_stalls'), fc.maxStalls], ['default', DEFAULTS.maxStalls]], asText),
-    first<number>('iteration_timeout', [['flag', flags.iterationTimeoutMs], [cfg('iteration_timeout'), fc.iterationTimeoutMs]], asDuration),
-    first<number>('signal_grace', [['flag', flags.signalGraceMs], [cfg('signal_grace'), fc.signalGraceMs], ['default', DEFAULTS.signalGraceMs]], asDuration),
-    first<number>('context_budget', [['flag', flags.contextBudget], [cfg('context_budget'), fc.contextBudget], ['default', DEFAULTS.contextBudget]], asText),
-    first<number>('max_retries', [['flag', flags.maxRetries], [cfg('max_retries'), fc.maxRetries], ['default', DEFAULTS.maxRetries]], asText),
+    row('model', asText),
+    row('maxIterations', asText),
+    row('maxBailouts', asText),
+    row('maxRuntimeMs', asLimit),
+    row('maxCostUsd', (v: number) => `$${v}`),
+    row('silenceTimeoutMs', asDuration),
+    row('maxWaitMs', asDuration),
+    row('maxStalls', asText),
+    row('iterationTimeoutMs', asDuration),
+    row('signalGraceMs', asDuration),
+    row('contextBudget', asText),
+    row('maxRetries', asText),
     first<number>('concurrency', [['flag', input.batchFlags.concurrency], [cfg('concurrency'), config.batch.concurrency], ['default', 1]], asText),
     first<string>('out', [['flag', input.batchFlags.out], [cfg('out'), config.batch.out], ['default', '.ralph/batches/<timestamp>']], asText),
     first<string>('isolate', [['flag', input.batchFlags.isolate], [cfg('isolate'), config.batch.isolate], ['default', 'worktree when concurrency > 1, else none']], asText),

@@ -10,7 +10,7 @@ import type { VerifyRecord } from './acceptance-gate.js';
 import type { RefusalKind } from '../sandbox/index.js';
 
 export type RunEvent =
-  | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; maxIterations: number; startedAt: string; head: string | null; config?: string | null }
+  | { type: 'run-start'; runId: string; runDir: string; plan: string; planPath: string; cwd: string; mode: 'new' | 'resume'; executor: string; agent?: string; maxIterations: number; startedAt: string; head: string | null; config?: string | null }
   | { type: 'iteration-start'; iteration: number; maxIterations: number; fresh: boolean; prompt: 'full' | 'condensed' | 'resume' | 'continue' }
   | { type: 'output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'signal'; iteration: number; name: string; args: string[]; source: string; line?: number }

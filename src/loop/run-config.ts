@@ -1,7 +1,8 @@
 // Flags over front matter over the config file over built-in defaults (docs/config.md,
 // docs/commands.md#ralph-exec), and the choice of executor.
 import { resolve } from 'node:path';
-import { formatFromCommand, resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
+import { layered, type LayeredKey } from '../config/layers.js';
+import { AGENT_PRESETS, formatFromCommand, resolveAgent, type AgentSpec, type ResolvedAgent } from '../agents/index.js';
 import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { credential } from '../util/credentials.js';
@@ -101,13 +102,13 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
   if (executor === undefined) {
     throw new UsageError(
       'no executor to run the plan with',
-      'Choose one: `ralph exec plan.md -- <agent command>` (e.g. -- claude -p), `executor: command` with `command:` in the plan, or set ANTHROPIC_API_KEY for --executor anthropic.',
+      `Choose an agent: \`ralph exec plan.md --agent claude\` (or ${Object.keys(AGENT_PRESETS).filter((n) => n !== 'claude').join(', ')}), any agent CLI after \`--\`, \`agent:\` in ralph.config.yaml, or set ANTHROPIC_API_KEY for --executor anthropic.`,
     );
   }
   if (executor === 'command' && (!command || command.length === 0)) {
     throw new UsageError(
       'the command executor needs a program to run',
-      'Give it after --, e.g. `ralph exec plan.md -- claude -p --dangerously-skip-permissions`, or as `command: [...]` in the plan.',
+      'Choose an agent with `--agent claude` (or another preset), give a program after `--`, or write `command: [...]` in the plan.',
     );
   }
   if (executor === 'anthropic' && !credential(env, 'ANTHROPIC_API_KEY')) {
@@ -129,40 +130,43 @@ export function resolveConfig(options: ExecOptions, plan: Plan, env: NodeJS.Proc
             : detected !== undefined
               ? [detected, 'command']
               : ['text', 'default'];
+  // Flag, front matter, config file, default: the one table `ralph config` reads too.
+  const sources = { flags: options, plan: fm, config: fc };
+  const value = <T>(key: LayeredKey): T | undefined => layered<T>(key, sources)?.value;
   const config: RunConfig = {
     cwd,
     summaryPath,
     executor,
     streamFormat,
     formatChosen,
-    maxIterations: options.maxIterations ?? fm.maxIterations ?? fc.maxIterations ?? DEFAULTS.maxIterations,
-    maxBailouts: options.maxBailouts ?? fm.maxBailouts ?? fc.maxBailouts ?? DEFAULTS.maxBailouts,
-    silenceTimeoutMs: options.silenceTimeoutMs ?? fm.silenceTimeoutMs ?? fc.silenceTimeoutMs ?? DEFAULTS.silenceTimeoutMs,
-    maxWaitMs: options.maxWaitMs ?? fm.maxWaitMs ?? fc.maxWaitMs ?? DEFAULTS.maxWaitMs,
-    maxStalls: options.maxStalls ?? fm.maxStalls ?? fc.maxStalls ?? DEFAULTS.maxStalls,
+    maxIterations: value<number>('maxIterations')!,
+    maxBailouts: value<number>('maxBailouts')!,
+    silenceTimeoutMs: value<number>('silenceTimeoutMs')!,
+    maxWaitMs: value<number>('maxWaitMs')!,
+    maxStalls: value<number>('maxStalls')!,
     requireSummary: fm.requireSummary,
     verify: fm.verify,
     rejectBlockers: fm.blockers.reject,
-    contextBudget: options.contextBudget ?? fc.contextBudget ?? DEFAULTS.contextBudget,
-    signalGraceMs: options.signalGraceMs ?? fc.signalGraceMs ?? DEFAULTS.signalGraceMs,
+    contextBudget: value<number>('contextBudget')!,
+    signalGraceMs: value<number>('signalGraceMs')!,
     maxLogBytes: options.maxLogBytes ?? DEFAULTS.maxLogBytes,
     sandbox: sandboxSettings(options.sandbox, fm.sandbox, project.sandbox, sandboxFromEnv(env)),
     protect: fc.protect ?? [],
   };
   if (executor === 'command') config.command = command;
   if (agent !== undefined) config.agent = agent;
-  const model = options.model ?? fm.model ?? fc.model;
+  const model = value<string>('model');
   if (model !== undefined) config.model = model;
-  const maxCost = options.maxCostUsd ?? fm.maxCostUsd ?? fc.maxCostUsd;
+  const maxCost = value<number>('maxCostUsd');
   if (maxCost !== undefined) config.maxCostUsd = maxCost;
   // 0 is `--max-runtime none`: no runtime limit at all (docs/first-hour.md).
-  const maxRuntime = options.maxRuntimeMs ?? fm.maxRuntimeMs ?? fc.maxRuntimeMs ?? DEFAULTS.maxRuntimeMs;
+  const maxRuntime = value<number>('maxRuntimeMs')!;
   if (maxRuntime > 0) config.maxRuntimeMs = maxRuntime;
-  const iterationTimeout = options.iterationTimeoutMs ?? fc.iterationTimeoutMs;
+  const iterationTimeout = value<number>('iterationTimeoutMs');
   if (iterationTimeout !== undefined) config.iterationTimeoutMs = iterationTimeout;
-  const verifyTimeout = options.verifyTimeoutMs ?? fm.verifyTimeoutMs;
+  const verifyTimeout = value<number>('verifyTimeoutMs');
   if (verifyTimeout !== undefined) config.verifyTimeoutMs = verifyTimeout;
-  const maxRetries = options.maxRetries ?? fc.maxRetries;
+  const maxRetries = value<number>('maxRetries');
   if (maxRetries !== undefined) config.maxRetries = maxRetries;
   if (options.promptsDir !== undefined) config.promptsDir = resolve(options.promptsDir);
   return config;

@@ -55,6 +55,7 @@ import { resolveConfig, type RunConfig } from './run-config.js';
 import { decideSandbox, openRunSandbox, type RunSandbox, type SandboxDecision } from '../sandbox/index.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
+import { watchToolFailureStreak } from './tool-failure-streak.js';
 import type { ExecOptions, RunResult } from './types.js';
 
 export interface RunHooks extends RunExtras {
@@ -66,8 +67,11 @@ export interface RunHooks extends RunExtras {
   env?: NodeJS.ProcessEnv;
   /** Whether output text is decoded into `output` events (someone shows it). */
   wantOutput?: boolean;
-  /** Called once the run directory exists, with a function that writes an `interrupted` result synchronously. */
-  onEmergencyExit?: (writeNow: () => void) => void;
+  /**
+   * Called once the run directory exists, with a function that writes an `interrupted` result
+   * synchronously and returns the reason it wrote (the resume command in it), for the last line.
+   */
+  onEmergencyExit?: (writeNow: () => string) => void;
   /** A batch's plans that use the same agent wait for its limits together. */
   sharedLimits?: SharedLimits;
 }
@@ -93,7 +97,7 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
   const options = withStoredSettings(given);
   const plan = await loadPlan(resolve(options.planPath));
   const config = resolveConfig(options, plan, env, hooks.project);
-  if (config.executor === 'command') assertCanStart(config.command, config.cwd, env);
+  if (config.executor === 'command') assertCanStart(config.command, config.cwd, env, '', config.agent);
   // `--sandbox on` where it cannot start is refused here, before the run exists (exit 64).
   const sandboxChoice = decideSandbox(config.sandbox);
   const templates = loadTemplates(config.promptsDir);
@@ -310,6 +314,7 @@ class PlanRun {
     if (this.config.maxCostUsd !== undefined) this.rules.push(costIs(this.config.maxCostUsd));
     if (this.config.maxRuntimeMs !== undefined) this.rules.push(runtimeIs(this.config.maxRuntimeMs));
     this.bus.on('event', (e) => this.record(e));
+    watchToolFailureStreak(this.bus);
     const { runId, cwd } = this.state;
     this.lifecycle = init.hooks.lifecycle?.({ runId, runDir: this.paths.dir, plan: this.plan.id, planPath: this.plan.path, cwd, mode: init.mode }, this.bus);
   }
@@ -386,7 +391,9 @@ class PlanRun {
         this.state.executorPid = null;
       }
       killLeftoversNow(processMarker(this.state));
-      this.writeResultSync({ outcome: 'interrupted', reason: `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}` });
+      const reason = `interrupted twice: stopped at once; resume with: ${this.resumeCommand()}`;
+      this.writeResultSync({ outcome: 'interrupted', reason });
+      return reason;
     });
     const onAbort = () => this.runAbort.abort('interrupt');
     if (hooks.signal?.aborted) onAbort();
@@ -437,6 +444,7 @@ class PlanRun {
       cwd: config.cwd,
       mode: this.init.mode,
       executor: config.executor,
+      ...(config.agent !== undefined ? { agent: config.agent.name } : {}),
       maxIterations: config.maxIterations,
       startedAt: state.startedAt,
       head: state.headAtStart,

@@ -10,12 +10,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
-import { RUN_FILES } from '../contract.js';
 import { RalphError } from '../errors.js';
 import { buildReport, parseFilters, renderHtml } from '../findings/report/index.js';
 import { CONTENT_SECURITY_POLICY as REPORT_CSP } from '../findings/report/html-assets.js';
 import type { QueueUrl } from '../queue/redis-url.js';
 import { runPaths } from '../runs/paths.js';
+import { ralphDir } from '../runs/project-root.js';
 import { requestStop } from '../runs/stop-request.js';
 import { readRange } from './file-range.js';
 import { APP_SCRIPT, APP_STYLE, pageHtml } from './page/assets.js';
@@ -66,7 +66,8 @@ class Client {
 
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const cwd = resolve(o.cwd);
-  const root = join(cwd, RUN_FILES.root);
+  // The project's one .ralph/, found from any of its folders (runs/project-root.ts).
+  const root = ralphDir(cwd);
   const token = o.token ?? randomBytes(24).toString('hex');
   const host = o.host ?? '127.0.0.1';
   const watch = new RepoWatch({ root });

@@ -1,6 +1,7 @@
 // One human line per event worth showing; undefined for events that are not (output, usage).
 import type { RunEvent } from '../loop/events.js';
 import { formatDuration } from '../util/duration.js';
+import { cutAtWord, failureLine } from '../util/failure-line.js';
 import { stripControl, stripControlLine } from './sanitize.js';
 import { waitLine } from './wait-line.js';
 
@@ -43,7 +44,7 @@ function sandboxDenied(e: Extract<RunEvent, { type: 'sandbox_denied' }>): string
 export function describeEvent(e: RunEvent): string | undefined {
   switch (e.type) {
     case 'run-start':
-      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with the ${e.executor} executor (run dir ${e.runDir}${configNote(e.config)})`;
+      return `${e.mode === 'resume' ? 'resuming' : 'starting'} run ${e.runId}: plan ${e.plan} with ${e.agent !== undefined ? `agent ${stripControl(e.agent)}` : `the ${e.executor} executor`} (run dir ${e.runDir}${configNote(e.config)})`;
     case 'iteration-start':
       return `iteration ${e.iteration}/${e.maxIterations} started (${e.fresh ? 'fresh context' : 'same context'}, ${e.prompt} prompt)`;
     case 'signal':
@@ -53,13 +54,13 @@ export function describeEvent(e: RunEvent): string | undefined {
     case 'ignored':
       return undefined;
     case 'near_miss':
-      return `warning: not a signal at ${e.stream} line ${e.line}: ${stripControl(e.text).slice(0, 120)} (${stripControl(e.hint).slice(0, 200)})`;
+      return `warning: not a signal at ${e.stream} line ${e.line}: ${cutAtWord(stripControl(e.text), 120)} (${cutAtWord(stripControl(e.hint), 200)})`;
     case 'observation':
       return e.record.valid
         ? `observation [${e.record.severity}] ${e.record.type}: ${stripControl(e.record.title ?? '')}`
         : `invalid observation recorded: ${stripControl(e.record.error ?? '')}`;
     case 'tool':
-      return e.error !== undefined ? `tool ${stripControl(e.name)} failed: ${stripControl(e.error.split('\n')[0] ?? '').slice(0, 160)}` : undefined;
+      return e.error !== undefined ? `tool ${stripControl(e.name)} failed: ${stripControl(failureLine(e.error))}` : undefined;
     case 'warning':
       return `warning: ${stripControl(e.message)}`;
     case 'agent':
@@ -99,7 +100,7 @@ export function describeEvent(e: RunEvent): string | undefined {
       ].join('\n');
     }
     case 'limit':
-      return `${e.kind} limit reported: ${stripControl(e.message).slice(0, 200)}`;
+      return `${e.kind} limit reported: ${cutAtWord(stripControl(e.message), 200)}`;
     case 'wait_start':
       return waitLine(e.kind, new Date(e.until), new Date());
     case 'wait_end':

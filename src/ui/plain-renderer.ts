@@ -15,6 +15,9 @@ export function plainRenderer(o: RendererOptions): Renderer {
   const out = o.stderr;
   let midLine = false;
   let pendingCR = false;
+  // The run's last lines (the outcome, where the results are) wait for close(): warnings of the
+  // notifications flushed after the run ended come before them, so nothing follows them.
+  let last: string | undefined;
   const budget = displayBudget(out);
   const endLine = () => {
     if (midLine) out.write('\n');
@@ -50,7 +53,9 @@ export function plainRenderer(o: RendererOptions): Renderer {
         return;
       }
       const text = describeEvent(e);
-      if (text !== undefined) line(text);
+      if (text === undefined) return;
+      if (e.type === 'run-end') last = text;
+      else line(text);
     },
     note(text) {
       endLine();
@@ -59,6 +64,8 @@ export function plainRenderer(o: RendererOptions): Renderer {
     close() {
       endLine();
       noteDropped(true);
+      if (last !== undefined) line(last);
+      last = undefined;
     },
   };
 }

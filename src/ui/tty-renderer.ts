@@ -34,6 +34,7 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     if (dropped !== undefined) area.print(dropped);
   };
 
+  let lastLines: string[] | undefined;
   const statusLine = () => {
     const iteration = s.iteration === 0 ? 'starting' : `iteration ${s.iteration} (max ${s.max})`;
     const cost = s.cost === null ? 'cost unknown' : `$${s.cost.toFixed(4)}`;
@@ -44,7 +45,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
     const last = tool && !wait ? ` · ${tool.label} · ${formatDuration(now().getTime() - tool.at)}` : '';
     // "tasks 2/3 verified" next to the state: how far the work is, as ralph measured it.
     const tasks = s.tasks === null ? '' : ` · ${s.tasks}`;
-    return `ralph ▸ ${iteration} · ${state}${tasks}${last} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
+    // Before the first iteration both say "starting": once is enough.
+    return `ralph ▸ ${iteration}${s.iteration === 0 && state === 'starting' ? '' : ` · ${state}`}${tasks}${last} · signal ${s.signal} · ${formatDuration(now().getTime() - s.started)} · ${cost} · ${tokens}`;
   };
   const redraw = () => {
     if (s.live) area.set([statusLine()]);
@@ -122,9 +124,10 @@ export function ttyRenderer(o: RendererOptions): Renderer {
           e.type === 'warning' || e.type === 'silence' || e.type === 'near_miss' || (e.type === 'gate' && !e.accepted) ? 'yellow'
           : e.type === 'run-end' ? (e.outcome === 'complete' ? 'green' : 'red')
           : 'dim';
-        // The status line goes before the run's last lines, so they are the last on the screen.
-        if (e.type === 'run-end') area.clear();
-        for (const line of text.split('\n')) area.print(`ralph: ${paint(color, line)}`);
+        // The run's last lines wait for close(), so they are the last on the screen: after the
+        // status line is gone, and after warnings of notifications flushed once the run ended.
+        if (e.type === 'run-end') lastLines = text.split('\n').map((line) => `ralph: ${paint(color, line)}`);
+        else for (const line of text.split('\n')) area.print(`ralph: ${paint(color, line)}`);
       }
       redraw();
     },
@@ -137,6 +140,8 @@ export function ttyRenderer(o: RendererOptions): Renderer {
       flushPending();
       noteDropped(true);
       area.clear();
+      for (const line of lastLines ?? []) area.print(line);
+      lastLines = undefined;
     },
   };
 }

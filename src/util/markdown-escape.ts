@@ -12,7 +12,9 @@ export function stripControls(text: string): string {
 
 // Characters with a meaning in GitHub-flavoured Markdown inline text (emphasis, code, links,
 // images, tables, headings, math, strikethrough, HTML, autolinks, references).
-const MD_SPECIAL = /[\\`*_{}[\]()#+!|~$]/g;
+// `_` between two letters or digits (compile_step) cannot start or end emphasis in CommonMark:
+// it stays as written, so result files can be searched for the names they quote.
+const MD_SPECIAL = /[\\`*{}[\]()#+!|~$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 const MD_HTML = /[&<>]/g;
 const MD_HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FLUX_DRIVE_SENTINEL, OBSERVATION_TYPES } from '../../src/contract.js';
 import { createIdCounter, PRIORITY_OF, TYPE_CODES } from '../../src/batch/finding-codes.js';
-import { formatFindingLine, indexFindings, parseFindings, verdictOf } from '../../src/batch/findings-index.js';
+import { formatFindingLine, indexFindings, parseFindings, VERDICT_WORDS, verdictOf } from '../../src/batch/findings-index.js';
 import { endsWithSentinel, parseResultFile, progressLine, renderErrorStub, renderHeader, renderResult, type ResultFacts } from '../../src/batch/result-file.js';
 import { finding } from './fake-runner.js';
 import { HOSTILE_PR_URL, HOSTILE_TEXT, inspectGfm } from '../util/gfm.js';
@@ -107,11 +107,24 @@ describe('result files', () => {
     const lines = text.trimEnd().split('\n');
     const fi = lines.indexOf('### Findings Index');
     // The reason is Markdown-escaped text: rendered, it reads "max iterations (20) reached".
-    expect(lines.slice(fi)).toEqual(['### Findings Index', 'Verdict: error', 'Error: exhausted: max iterations \\(20\\) reached', '', FLUX_DRIVE_SENTINEL]);
+    expect(lines.slice(fi)).toEqual(['### Findings Index', 'Verdict: error', 'Error: exhausted: max iterations \\(20\\) reached', '', `(${VERDICT_WORDS})`, '', FLUX_DRIVE_SENTINEL]);
     const row = parseResultFile('a', 'a.md', text);
     expect(row.verdict).toBe('error');
     expect(row.outcome).toBe('exhausted');
     expect(row.costUsd).toBeNull();
+  });
+
+  it('reads well in the morning: the verdict words explained, the last rejected claim whole, names greppable, only earlier attempts as earlier', () => {
+    const rejection = 'verify command `npm run compile_step` exited 2; the tail of its output:\nsrc/a.ts(3,1): error TS2304: compile_step is not defined';
+    const stub = renderErrorStub('a', { ...facts, outcome: 'exhausted', reason: 'compile_step failed, _twice_', previous: ['attempts/a.attempt-1.md'], attemptFile: 'attempts/a.attempt-2.md', lastRejection: rejection });
+    expect(stub).toContain('- Earlier attempts: attempts/a.attempt-1.md\n- This attempt: attempts/a.attempt-2.md\n');
+    expect(stub).toContain(`(${VERDICT_WORDS})`);
+    expect(VERDICT_WORDS).toMatch(/^safe: .* · needs-changes: .* · risky: .* · error: /);
+    expect(stub).toContain(`### Last rejected claim\n\n\`\`\`\n${rejection}\n\`\`\`\n`);
+    // Intraword underscores stay (grep finds compile_step); emphasis underscores are still escaped.
+    expect(stub).toContain('Error: exhausted: compile_step failed, \\_twice\\_');
+    const row = parseResultFile('a', 'a.md', stub);
+    expect(row).toMatchObject({ verdict: 'error', outcome: 'exhausted' });
   });
 
   it('embeds agent text inert once rendered as GitHub Markdown: no image, link, HTML or mention', () => {

@@ -87,7 +87,7 @@ describe('ralph batch --pr (built CLI, bare remote, GitHub stand-in)', () => {
     expect(delta.draft).toBe(true);
     expect(delta.body).toContain('The staging key is missing');
     expect(result('delta', 'out2')).toMatch(/- Delivery: pull request \\#\d+ opened as a draft/);
-  }, 120_000);
+  });
 
   it('a forge that fails when the plan is done: the branch stays pushed, the error is in the result and the index, the outcome is unchanged', async () => {
     const { r, env } = setUp();
@@ -100,7 +100,7 @@ describe('ralph batch --pr (built CLI, bare remote, GitHub stand-in)', () => {
     expect(text).toMatch(/- Delivery: failed: pull request not opened: opening a pull request for ralph\/pr\/alpha: GitHub answered 500 Server Error; the branch is pushed as ralph\/pr\/alpha/);
     expect(readFileSync(join(r.repo, 'o', 'index.md'), 'utf8')).toMatch(/alpha: delivery failed: pull request not opened/);
     expect(r.remoteHead('ralph/pr/alpha')).not.toBeNull();
-  }, 60_000);
+  });
 
   it('preflight: a remote that is not GitHub, a token GitHub refuses: one line, exit 64, nothing runs', async () => {
     const { r, env } = setUp();
@@ -115,5 +115,5 @@ describe('ralph batch --pr (built CLI, bare remote, GitHub stand-in)', () => {
     expect(notGitHub.stderr).toMatch(/^ralph: --pr: the remote origin \(\/.*\/remote\.git\) is not a GitHub repository's URL/);
     expect(existsSync(join(local.repo, 'o'))).toBe(false);
     expect(gh!.pulls).toHaveLength(0);
-  }, 60_000);
+  });
 });

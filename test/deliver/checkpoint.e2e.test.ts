@@ -32,7 +32,7 @@ describe('checkpoints (built CLI)', () => {
     const squashed = git(r.repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/ralph/').split('\n').find((b) => b !== branch)!;
     expect(git(r.repo, 'log', '--format=%s', `${start}..${squashed}`)).toBe('ralph: s complete (run s, attempt 1)');
     expect(git(r.repo, 'diff', '--name-only', start, squashed).split('\n').sort()).toEqual(['plans/s.summary.json', 'step-1.txt', 'step-3.txt']);
-  }, 60_000);
+  });
 
   it('exec --pr --checkpoint: ralph/<plan>/<run> holds the steps, the checkout is untouched, the pull request is opened from it', async () => {
     const r = makeRepo({ 'plans/s.md': PLAN });
@@ -55,5 +55,5 @@ describe('checkpoints (built CLI)', () => {
     const runId = branch.split('/').at(-1)!;
     const result = JSON.parse(readFileSync(join(r.repo, '.ralph', 'runs', runId, 'result.json'), 'utf8')) as { outcome: string; prUrl: string; delivery: { note: string; failed: boolean } };
     expect(result).toMatchObject({ outcome: 'complete', prUrl: 'https://github.com/acme/widgets/pull/1', delivery: { note: 'pull request #1 opened', failed: false } });
-  }, 60_000);
+  });
 });

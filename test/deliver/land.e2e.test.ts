@@ -72,7 +72,7 @@ describe('ralph land (built CLI)', () => {
     expect(md).toContain('a: config.txt is not in safe mode');
     // The scratch worktree is gone.
     expect(git(r.repo, 'worktree', 'list')).not.toContain('land-worktree');
-  }, 120_000);
+  });
 
   it('two plans that conflict: the first lands, the second is unlanded naming the file, the target is whole', async () => {
     const r = makeRepo({ 'README.md': 'widgets\n' });
@@ -89,7 +89,7 @@ describe('ralph land (built CLI)', () => {
     const again = await runRalph(['land', 'one', 'two', '--order', 'two'], { cwd: r.repo });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/two: not landed: conflict: two does not rebase cleanly onto the target: README\.md/);
-  }, 60_000);
+  });
 
   it('killed in the middle of a check: the target is where the last landing left it; run again, it resumes and lands the rest', async () => {
     const r = makeRepo({ 'README.md': 'widgets\n' });
@@ -131,7 +131,7 @@ describe('ralph land (built CLI)', () => {
     expect(git(r.repo, 'log', '--format=%s', `${start}..main`).split('\n')).toEqual(['three', 'two', 'one']);
     expect(['one.txt', 'two.txt', 'three.txt'].every((f) => existsSync(join(r.repo, f)))).toBe(true);
     expect(git(r.repo, 'worktree', 'list')).not.toContain('land-worktree');
-  }, 60_000);
+  });
 });
 
 describe('ralph land --forge (built CLI, GitHub stand-in)', () => {
@@ -165,5 +165,5 @@ describe('ralph land --forge (built CLI, GitHub stand-in)', () => {
     } finally {
       await gh.stop();
     }
-  }, 60_000);
+  });
 });

@@ -131,4 +131,4 @@ it('SIGKILL while the agent is quiet: iterations/1.log holds all its output so f
   child.kill('SIGKILL');
   await new Promise((r) => child.on('close', r));
   expect(log()).toBe(expected);
-}, 60_000);
+});

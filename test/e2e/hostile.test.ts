@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertBuilt, describeRun, eventsOf, makeTempDir, planText, RALPH_BIN, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
+import { isRunning } from '../helpers/processes.js';
 import { ralph, startRalph, waitFor } from './longrun-helpers/index.js';
 
 beforeAll(assertBuilt);
@@ -305,8 +306,10 @@ describe.concurrent('a run whose ralph was killed', () => {
   it('--resume stops the setsid daemon the dead run left behind before anything runs again', async ({ expect }) => {
     const { work, agent } = agentInWork([
       'if [ "$RALPH_ITERATION" = 1 ]; then',
-      "  setsid sh -c 'sleep 4; touch late-file' > /dev/null 2>&1 < /dev/null &",
-      '  echo daemon-started; sleep 60',
+      // The daemon sleeps past the test: only the resume's stopping can end it (a short sleep
+      // would race a slow start of the resume on a busy machine).
+      "  setsid sh -c 'echo $$ > daemon.pid; sleep 3600; touch late-file' > /dev/null 2>&1 < /dev/null &",
+      '  while [ ! -s daemon.pid ]; do sleep 0.05; done; echo daemon-started; sleep 3600',
       'fi',
       'sleep 5',
       WRITE_SUMMARY,
@@ -319,7 +322,8 @@ describe.concurrent('a run whose ralph was killed', () => {
     const resumed = await ralph(['exec', 'plan.md', '--resume', 'latest', '--', 'sh', agent], { cwd: work });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/process\(es\) of the run were still running and were stopped/);
-    expect(existsSync(join(work, 'late-file')), 'the dead run\'s daemon ran on').toBe(false);
+    const daemon = Number(readFileSync(join(work, 'daemon.pid'), 'utf8'));
+    expect(isRunning(daemon), "the dead run's daemon ran on").toBe(false);
   });
 });
 

@@ -116,6 +116,8 @@ describe('SIGINT mid-iteration, then --resume latest', () => {
     expect(result).toMatchObject({ outcome: 'interrupted', exitCode: EXIT_CODES.interrupted, iterations: 1 });
     // Stopped at once by the second SIGINT, not after the 5 s TERM→KILL grace the first one started.
     expect(result.reason).toMatch(/^interrupted twice: stopped at once/);
+    // The last thing on the terminal is the run's last line, whole and on its own line.
+    expect(ran.stderr.endsWith(`\nralph: run interrupted (exit 130): interrupted twice: stopped at once; resume with: ralph exec plan.md --resume ${result.run}\n`), ran.stderr.slice(-400)).toBe(true);
     const [agent] = ws.pids();
     await waitFor(() => !alive(agent!.pid) && !alive(agent!.child!), 'the agent and its grandchild to be gone');
     expect(ws.tmpFiles()).toEqual([]);

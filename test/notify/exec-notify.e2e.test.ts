@@ -71,6 +71,8 @@ describe('notifications from ralph exec', () => {
     expect(everything).not.toContain('very-secret-token');
     expect(everything).not.toContain('flag-secret-path');
     expect(run.events.filter((e) => e.type === 'warning' && /not delivered/.test(e.message))).toHaveLength(2);
+    // The warnings come before the line that names the results folder: nothing follows it.
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(/results in /);
     expect(run.leftovers).toEqual([]);
   });
 

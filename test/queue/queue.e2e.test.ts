@@ -214,7 +214,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     expect(await second.exited).toBe(1);
     const invalid = read(join(w.dir, 'out2'), 'k2.md');
     expect(invalid).toContain('- Outcome: invalid');
-    expect(invalid).toMatch(/ralph\.config\.yaml:8: .*RALPH\\_TEST\\_NEVER\\_SET.* is not set in the environment/);
+    expect(invalid).toMatch(/ralph\.config\.yaml:8: .*RALPH_TEST_NEVER_SET.* is not set in the environment/);
   });
 
   it('the coordinator takes a result when the worker announces it, not at its next poll', async () => {

@@ -12,6 +12,7 @@ import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { isRunning } from '../helpers/processes.js';
 import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 import { fluxDriveProblems, git, killQuietly, killStarted, processesMentioning, ralph, read, results, startWorker, until, workerRuns, workspace, type Workspace } from './helpers.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = redisAvailable('the queued-batch fault tests');
 const BWRAP = findProgram('RALPH_BWRAP', ['bwrap']);
@@ -46,7 +47,7 @@ afterEach(async () => {
   await killStarted();
   for (const w of workspaces.splice(0)) {
     for (const pid of processesMentioning(w.dir)) killQuietly(pid);
-    await until(() => processesMentioning(w.dir).length === 0, 10_000, `no process of ${w.dir} left`);
+    await until(() => processesMentioning(w.dir).length === 0, PATIENCE_MS, `no process of ${w.dir} left`);
   }
 });
 
@@ -77,7 +78,7 @@ function workFiles(w: Workspace, branch: string): string[] {
     .filter((f) => f.startsWith('work-'));
 }
 
-describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () => {
+describe.skipIf(!RUNS)('queued batches under faults', () => {
   it('Redis is not a remote shell: unsealed or forged jobs run nothing on any worker; a newer format is handed back; forged reports write nothing', async () => {
     const w = ws({ a: 'complete 2500' });
     const url = queueUrl();
@@ -100,7 +101,7 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
       for (const id of ['forged/1', 'forged/2']) await settled(() => queue.getJobState(id), (state) => state === 'failed', `${id} refused`);
       expect(w1.stderr + w2.stderr).toMatch(/refused job forged\/1: its format \(1\) carries no seal; nothing of it runs/);
       expect((await queue.getJob('forged/2'))!.failedReason).toMatch(/^refused by worker \S+: it is not sealed with this worker's queue secret; nothing of it ran/);
-      await until(() => (w1.stderr + w2.stderr).includes('job newer/1 has format 99, newer than this ralph reads; handed back'), 20_000, 'the newer job handed back');
+      await until(() => (w1.stderr + w2.stderr).includes('job newer/1 has format 99, newer than this ralph reads; handed back'), PATIENCE_MS, 'the newer job handed back');
       expect(['delayed', 'waiting']).toContain(await queue.getJobState('newer/1'));
       await queue.remove('newer/1');
       expect(existsSync(pwned)).toBe(false);
@@ -110,7 +111,7 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
       const out = join(w.dir, 'batches', 'b1');
       mkdirSync(join(w.dir, 'batches'));
       const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
-      await until(() => existsSync(join(out, 'batch.json')), 20_000, 'batch.json written');
+      await until(() => existsSync(join(out, 'batch.json')), PATIENCE_MS, 'batch.json written');
       const reports = `ralph:batch:${batchIdOf(out)}:reports`;
       const forged = (attempt: unknown) => JSON.stringify({ batchId: batchIdOf(out), plan: 'a', attempt, final: true, outcome: 'complete', reason: 'forged', text: 'forged', findings: '', worker: { id: 'x', host: 'x', pid: 1 }, result: { run: 'x' }, runDir: '/', checkout: '/', branch: 'b' });
       await raw.hset(reports, 'a#/../../x', forged('/../../x'), 'a#1', JSON.stringify({ body: forged(1), mac: 'cd'.repeat(32) }));
@@ -136,13 +137,13 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     const frozen = await startWorker(w, url, 'frozen');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
-    await until(() => workerRuns(frozen.workdir).length === 1, 30_000, 'the first attempt started');
+    await until(() => workerRuns(frozen.workdir).length === 1, PATIENCE_MS, 'the first attempt started');
     frozen.child.kill('SIGSTOP');
     // Its agent runs on and ends; the worker cannot renew its lock, and another worker takes the job.
     const other = await startWorker(w, url, 'other');
-    await until(() => workerRuns(other.workdir).length === 1, 30_000, 'the job taken over');
+    await until(() => workerRuns(other.workdir).length === 1, PATIENCE_MS, 'the job taken over');
     frozen.child.kill('SIGCONT');
-    await until(() => frozen.stderr.includes('s1: attempt 1 lost its job'), 30_000, 'the frozen worker gives up');
+    await until(() => frozen.stderr.includes('s1: attempt 1 lost its job'), PATIENCE_MS, 'the frozen worker gives up');
     expect(await coordinator.exited).toBe(0);
     const result = read(out, 's1.md');
     expect(result).toContain('- Outcome: complete');
@@ -170,7 +171,7 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     const first = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
-    await until(() => first.flatMap((x) => workerRuns(x.workdir)).length === 4, 30_000, 'four plans started');
+    await until(() => first.flatMap((x) => workerRuns(x.workdir)).length === 4, PATIENCE_MS, 'four plans started');
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
     const again = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
@@ -187,10 +188,10 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     const url = queueUrl();
     const worker = await startWorker(w, url, 'w1');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out')], w.repo);
-    await until(() => workerRuns(worker.workdir).some((d) => existsSync(join(d, 'agent.pid'))), 30_000, 'the agent started');
+    await until(() => workerRuns(worker.workdir).some((d) => existsSync(join(d, 'agent.pid'))), PATIENCE_MS, 'the agent started');
     const agentPid = Number(readFileSync(join(workerRuns(worker.workdir)[0]!, 'agent.pid'), 'utf8'));
     worker.child.kill('SIGKILL');
-    await until(() => !isRunning(agentPid), 10_000, 'the agent ended with its worker');
+    await until(() => !isRunning(agentPid), PATIENCE_MS, 'the agent ended with its worker');
     coordinator.child.kill('SIGKILL');
   });
 
@@ -225,7 +226,7 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
       const first = ralph(['batch', 'plans', '--queue', url, '--out', join(w.dir, 'out1')], w.repo);
       await settled(() => queue.getWaitingCount(), (n) => n === 2, 'the first batch queued');
       const second = ralph(['batch', 'plans/t1.md', '--queue', url, '--out', join(w.dir, 'out2')], w.repo);
-      await until(() => second.stderr.includes('warning: batch '), 20_000, 'the second coordinator warns');
+      await until(() => second.stderr.includes('warning: batch '), PATIENCE_MS, 'the second coordinator warns');
       expect(second.stderr).toMatch(new RegExp(`warning: batch ${batchIdOf(join(w.dir, 'out1'))} has 1 of these plans queued or running too \\(plans/t1\\.md\\): both batches run them`));
       for (const c of [first, second]) c.child.kill('SIGINT');
       expect(await first.exited).toBe(130);
@@ -269,7 +270,7 @@ describe.skipIf(!RUNS)('queued batches under faults', { timeout: 90_000 }, () =>
     await startWorker(w, url, 'w2');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
-    await until(() => existsSync(out) && readdirSync(out).some((f) => f.endsWith('.md.partial')), 30_000, 'a plan started');
+    await until(() => existsSync(out) && readdirSync(out).some((f) => f.endsWith('.md.partial')), PATIENCE_MS, 'a plan started');
     await redis!.restartEmpty();
     expect(await coordinator.exited).toBe(0);
     expect(coordinator.stderr).toMatch(/warning: error: Redis lost this batch's data \(restarted without persistence, or flushed\): .*queuing the \d unfinished plan\(s\) again with fresh attempt numbers/);

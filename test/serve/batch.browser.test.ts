@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, closeBrowser, launchBrowser, openPage, poll } from './helpers.js';
 import { startServeCli } from './serve-cli.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = await browserAvailable('the ralph serve batch test');
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -26,7 +27,7 @@ function plan(behaviour: string): string {
   return `---\nmax_iterations: 2\n---\n# plan\n\n<!-- agent: ${behaviour} -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n`;
 }
 
-describe.skipIf(!RUNS)('ralph serve during a batch', { timeout: 240_000 }, () => {
+describe.skipIf(!RUNS)('ralph serve during a batch', () => {
   it('shows three plans changing state live, ending with their outcomes; a <script> an agent printed is text', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ralph-serve-batch-'));
     const repo = join(dir, 'repo');
@@ -56,26 +57,26 @@ describe.skipIf(!RUNS)('ralph serve during a batch', { timeout: 240_000 }, () =>
       const look = { timeout: 1_000 };
       const state = (id: string) => page.getAttribute(`section.batch tr[data-plan="${id}"]`, 'data-state', look).catch(() => null);
       const outcome = (id: string) => page.textContent(`section.batch tr[data-plan="${id}"] .outcome`, look).catch(() => null);
-      for (const id of ['a', 'b', 'c']) await poll(() => state(id), { timeout: 90_000 }).toBe('running');
+      for (const id of ['a', 'b', 'c']) await poll(() => state(id), { timeout: PATIENCE_MS }).toBe('running');
 
       writeFileSync(join(gate, 'a'), '');
-      await poll(() => state('a'), { timeout: 60_000 }).toBe('done');
+      await poll(() => state('a'), { timeout: PATIENCE_MS }).toBe('done');
       expect(await outcome('a')).toBe('complete');
       expect([await state('b'), await state('c')]).toEqual(['running', 'running']);
 
       // b's agent printed a <script>: as text on the overview, as what it said last,
-      await poll(() => page.textContent('section.batch tr[data-plan="b"] .words', look).catch(() => null), { timeout: 60_000 }).toBe('<script>window.__pwned = 1; alert(1)</script> red <img src=x onerror="window.__pwned=2">');
+      await poll(() => page.textContent('section.batch tr[data-plan="b"] .words', look).catch(() => null), { timeout: PATIENCE_MS }).toBe('<script>window.__pwned = 1; alert(1)</script> red <img src=x onerror="window.__pwned=2">');
       // and on its run page.
       const bKey = (await page.getAttribute('section.batch tr[data-plan="b"]', 'data-key'))!;
       const b = await openPage(browser!, `${serve.url}run?key=${encodeURIComponent(bKey)}`);
-      await poll(() => b.page.locator('#transcript div').allTextContents(), { timeout: 60_000 }).toContain('<script>window.__pwned = 1; alert(1)</script> red <img src=x onerror="window.__pwned=2">');
+      await poll(() => b.page.locator('#transcript div').allTextContents(), { timeout: PATIENCE_MS }).toContain('<script>window.__pwned = 1; alert(1)</script> red <img src=x onerror="window.__pwned=2">');
 
       writeFileSync(join(gate, 'b'), '');
       writeFileSync(join(gate, 'c'), '');
-      await poll(() => outcome('b'), { timeout: 60_000 }).toBe('complete');
-      await poll(() => outcome('c'), { timeout: 60_000 }).toBe('failed');
+      await poll(() => outcome('b'), { timeout: PATIENCE_MS }).toBe('complete');
+      await poll(() => outcome('c'), { timeout: PATIENCE_MS }).toBe('failed');
       expect(await ended).toBe(1);
-      await poll(() => page.textContent('section.batch h3'), { timeout: 60_000 }).toMatch(/· done · 3\/3 plans ended$/);
+      await poll(() => page.textContent('section.batch h3'), { timeout: PATIENCE_MS }).toMatch(/· done · 3\/3 plans ended$/);
       expect(await page.evaluate('window.__loadedOnce')).toBe(true);
       for (const p of [w, b]) {
         expect(await p.page.evaluate('typeof window.__pwned')).toBe('undefined');

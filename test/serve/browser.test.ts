@@ -35,7 +35,7 @@ afterEach(async () => {
 
 const row = (id: string) => `#runs tr[data-key="runs/${id}"]`;
 
-describe.skipIf(!RUNS)('ralph serve in Chromium', { timeout: 60_000 }, () => {
+describe.skipIf(!RUNS)('ralph serve in Chromium', () => {
   it('follows a run from running to waiting to complete without a reload', async () => {
     const w = await openPage(browser!, server.url);
     const { page } = w;

@@ -11,6 +11,7 @@ import { runPaths, type RunPaths } from '../../src/runs/paths.js';
 import { writeStatus } from '../../src/runs/status-file.js';
 import { isRunning } from '../helpers/processes.js';
 import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 export class ScriptedRun {
   readonly paths: RunPaths;
@@ -67,7 +68,7 @@ const HINT = 'Install a browser (Debian: apt-get install chromium) or point RALP
 async function startProblem(): Promise<string | undefined> {
   if (CHROMIUM === undefined) return process.env.RALPH_CHROMIUM ? `RALPH_CHROMIUM=${process.env.RALPH_CHROMIUM} is not an executable file` : 'no chromium on PATH and RALPH_CHROMIUM not set';
   try {
-    const probe = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 20_000 });
+    const probe = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: PATIENCE_MS });
     await probe.close();
     return undefined;
   } catch (error) {
@@ -88,7 +89,7 @@ export async function closeBrowser(browser: Browser | undefined): Promise<void> 
   if (!browser) return;
   const pids = browserPids();
   await browser.close();
-  await vi.waitFor(() => expect(pids.filter(isRunning)).toEqual([]), { timeout: 10_000, interval: 100 });
+  await vi.waitFor(() => expect(pids.filter(isRunning)).toEqual([]), { timeout: PATIENCE_MS, interval: 100 });
 }
 
 export interface Watched {
@@ -155,9 +156,9 @@ function browserPids(): number[] {
  * update, a file change) and give up only after `timeout` (vitest's default is one second).
  */
 export function poll<T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) {
-  return expect.poll(fn, { timeout: o.timeout ?? 30_000, interval: 50 });
+  return expect.poll(fn, { timeout: o.timeout ?? PATIENCE_MS, interval: 50 });
 }
 
 export function waitFor<T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}): Promise<T> {
-  return vi.waitFor(fn, { timeout: o.timeout ?? 30_000, interval: 50 });
+  return vi.waitFor(fn, { timeout: o.timeout ?? PATIENCE_MS, interval: 50 });
 }

@@ -8,6 +8,7 @@ import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { killQuietly, killStarted, processesMentioning, ralph, until, workspace, type Workspace } from '../queue/helpers.js';
 import { browserAvailable, closeBrowser, launchBrowser, openPage, poll } from './helpers.js';
 import { startServeCli, type ServeProc } from './serve-cli.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = redisAvailable('the ralph serve --queue test') && (await browserAvailable('the ralph serve --queue test'));
 const AGENT = join(resolve(import.meta.dirname, '../..'), 'test', 'fixtures', 'serve', 'agent.mjs');
@@ -28,12 +29,12 @@ afterEach(async () => {
   await killStarted();
   if (ws) {
     for (const pid of processesMentioning(ws.dir)) killQuietly(pid);
-    await until(() => processesMentioning(ws!.dir).length === 0, 10_000, 'no process of the workspace left');
+    await until(() => processesMentioning(ws!.dir).length === 0, PATIENCE_MS, 'no process of the workspace left');
   }
   await redis?.dispose();
 });
 
-describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
+describe.skipIf(!RUNS)('ralph serve --queue', () => {
   it('lists both workers and the plan each runs, then the outcomes', async () => {
     redis = await RedisServer.start();
     ws = workspace({ a: 'complete', b: 'complete' });
@@ -46,7 +47,7 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     const workers = [];
     for (const name of ['w1', 'w2']) {
       const worker = ralph(['worker', '--queue', redis.url, '--workdir', join(ws.dir, 'workers', name), '--', process.execPath, ws.agent], ws.dir, env);
-      await until(() => worker.stderr.includes(' at a time, workdir ') || worker.child.exitCode !== null, 30_000, `worker ${name} ready`);
+      await until(() => worker.stderr.includes(' at a time, workdir ') || worker.child.exitCode !== null, PATIENCE_MS, `worker ${name} ready`);
       workers.push(worker);
     }
     serve = await startServeCli(ws.repo, ['--queue', redis.url]);
@@ -61,7 +62,7 @@ describe.skipIf(!RUNS)('ralph serve --queue', { timeout: 180_000 }, () => {
     // A job a worker took shows `starting` until the worker has its checkout and says so.
     const named = async () => (await rows()).filter((r) => /^\S+ \(pid \d+\) \S+$/.test(r));
     try {
-      await poll(async () => (await named()).length, { timeout: 90_000 }).toBe(2);
+      await poll(async () => (await named()).length, { timeout: PATIENCE_MS }).toBe(2);
     } catch (error) {
       throw new Error(`${(error as Error).message}\ncoordinator: ${coordinator.stderr}\nrows: ${JSON.stringify(await rows())}\nworkers: ${workers.map((w) => w.stderr).join('\n')}`);
     }

@@ -73,3 +73,38 @@ describe('tty renderer', () => {
     r.close();
   });
 });
+
+describe('tty renderer: the first hour', () => {
+  const start = (at: number) =>
+    ({ type: 'run-start', runId: 'r', runDir: '/r', plan: 'p', planPath: '/p.md', cwd: '/', mode: 'new', executor: 'command', agent: 'claude', maxIterations: 5, startedAt: new Date(at).toISOString(), head: null }) as const;
+
+  it('says "starting" once before the first iteration, and names the agent', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    const err = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let raw = '';
+    err.on('data', (d: Buffer) => (raw += d.toString()));
+    const r = createRenderer({ stdout: new PassThrough(), stderr: err, json: false, quiet: false, tty: true, color: false, clock: () => new Date(0) });
+    r.onEvent(start(0));
+    vi.advanceTimersByTime(1_000);
+    expect(raw).toContain('ralph ▸ starting · signal none yet');
+    expect(raw).not.toContain('starting · starting');
+    expect(raw).toContain('plan p with agent claude (run dir /r)');
+    r.close();
+  });
+
+  it("prints the run's last lines after everything else, a warning after the run ended included", () => {
+    const err = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let raw = '';
+    err.on('data', (d: Buffer) => (raw += d.toString()));
+    const r = createRenderer({ stdout: new PassThrough(), stderr: err, json: false, quiet: false, tty: true, color: false, clock: () => new Date(0) });
+    r.onEvent(start(0));
+    const result = { outcome: 'complete', iterations: 1, costUsd: null, runDir: '/r' } as never;
+    r.onEvent({ type: 'run-end', outcome: 'complete', exitCode: 0, reason: 'done', result });
+    r.onEvent({ type: 'warning', message: 'notification "ended" to webhook 127.0.0.1:1 not delivered' });
+    r.close();
+    const text = raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(text.indexOf('not delivered')).toBeGreaterThan(-1);
+    expect(text.indexOf('not delivered')).toBeLessThan(text.indexOf('results in /r'));
+    expect(text.trimEnd().endsWith('results in /r')).toBe(true);
+  });
+});

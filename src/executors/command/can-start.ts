@@ -39,10 +39,18 @@ export function cannotStartReason(program: string, cwd: string, env: NodeJS.Proc
   return found === 'missing' ? 'no such program (is it installed and on PATH?)' : 'permission denied (is it an executable file?)';
 }
 
-/** Throws the usage error the executor would otherwise report at its first iteration. */
-export function assertCanStart(command: readonly string[] | undefined, cwd: string, env: NodeJS.ProcessEnv, where = ''): void {
+/**
+ * Throws the usage error the executor would otherwise report at its first iteration. Under
+ * `--agent` it speaks of the agent and the npm package that installs it, not of `--`.
+ */
+export function assertCanStart(command: readonly string[] | undefined, cwd: string, env: NodeJS.ProcessEnv, where = '', agent?: { name: string; npm?: string }): void {
   const program = command?.[0];
   if (program === undefined) return;
   const reason = cannotStartReason(program, cwd, env);
-  if (reason !== null) throw new UsageError(`${where}cannot start "${program}": ${reason}; check the command after -- or the plan's command:`);
+  if (reason === null) return;
+  if (agent !== undefined) {
+    const install = agent.npm !== undefined ? `Install it: npm install -g ${agent.npm}` : `Check the command of agent ${agent.name} in ralph.config.yaml.`;
+    throw new UsageError(`${where}cannot start agent ${agent.name} ("${program}"): ${reason}`, `${install} (or choose another agent with --agent).`);
+  }
+  throw new UsageError(`${where}cannot start "${program}": ${reason}; check the command after -- or the plan's command`);
 }

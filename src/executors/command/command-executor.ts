@@ -96,7 +96,7 @@ function cannotStart(program: string, error: unknown, cwd: string): ExecutorEven
     type: 'exit',
     code: null,
     fatal: true,
-    error: `cannot start "${program}": ${reason}; check the command after -- or the plan's command:`,
+    error: `cannot start "${program}": ${reason}; check the command after -- or the plan's command`,
   };
 }
 

@@ -129,7 +129,7 @@ describe('command executor: cannot start', () => {
         type: 'exit',
         code: null,
         fatal: true,
-        error: 'cannot start "ralph-no-such-program-xyz": no such program (is it installed and on PATH?); check the command after -- or the plan\'s command:',
+        error: 'cannot start "ralph-no-such-program-xyz": no such program (is it installed and on PATH?); check the command after -- or the plan\'s command',
       },
     ]);
   });
