@@ -325,6 +325,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     expect(d2).toContain('- Outcome: complete');
     expect(d2).toContain('- Attempts: 2');
     expect(d2).toContain(join(again.workdir, 'runs', batchIdOf(out), 'd2.2'));
+    expect(again.stderr.match(/d2: attempt \d+ of batch \S+ started/g)).toEqual([`d2: attempt 2 of batch ${batchIdOf(out)} started`]);
     expect(read(out, 'attempts/d2.attempt-1.md')).toMatch(/- Outcome: interrupted\n/);
     expect(read(out, 'attempts/d2.attempt-1.md')).toContain('handed back to the queue');
     expect(fluxDriveProblems(out)).toEqual([]);
