@@ -220,6 +220,21 @@ export function openJob(secret: string, raw: unknown): OpenedJob {
   return { kind: 'ok', data: checked.data };
 }
 
+/**
+ * A job's progress for display only (`ralph status`, `ralph serve`), which need no secret: the
+ * sealed body read as it is (every field untrusted, to be shown on one plain line), or {}.
+ */
+export function progressForDisplay(raw: unknown): Partial<JobProgress> {
+  const body = (raw as { body?: unknown } | null)?.body;
+  if (typeof body !== 'string') return {};
+  try {
+    const p = JSON.parse(body) as unknown;
+    return typeof p === 'object' && p !== null ? (p as Partial<JobProgress>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** A worker's progress, opened and checked (the coordinator writes files from it). */
 export function openProgress(secret: string, raw: unknown, batchId: string, plan: string): JobProgress | null {
   const p = unseal(secret, 'progress', raw) as Partial<JobProgress> | null;
