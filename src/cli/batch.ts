@@ -41,7 +41,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
-    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine (docs/queue.md)')
+    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine; needs RALPH_QUEUE_SECRET, and the agent is the workers\' (docs/queue.md)')
     .addOption(prOption())
     .option('--checkpoint', "commit on each plan's branch after every iteration that changed files (default: deliver.checkpoint; deliver.squash folds them into one at the end)");
   addExecOptions(command);

@@ -7,6 +7,7 @@ import { QUEUE } from '../contract.js';
 import type { AttemptOutcome, SharedExecOptions, Verdict } from '../batch/index.js';
 import type { RunResult } from '../loop/index.js';
 import { seal, unseal, type Sealed } from './seal.js';
+import { SANDBOX_MODES } from '../sandbox/settings.js';
 
 /** What a coordinator asks of a worker for one plan, sealed in the job (docs/queue.md "What lives in Redis"). */
 export interface QueueJobData {
@@ -165,6 +166,10 @@ export function checkJobExec(exec: unknown): { exec: SharedExecOptions; problem:
       if (key === 'agent' && !SAFE_ID.test(value)) return { exec: null, problem: 'exec.agent is not an agent name' };
     } else if ((EXEC_PATHS as readonly string[]).includes(key)) {
       if (!isInsidePath(value)) return { exec: null, problem: `exec.${key} is not a path inside the repository` };
+    } else if (key === 'sandbox') {
+      if (typeof value !== 'string' || !(SANDBOX_MODES as readonly string[]).includes(value)) return { exec: null, problem: 'exec.sandbox is not a sandbox mode' };
+    } else if (key === 'protect') {
+      if (!Array.isArray(value) || value.length > 1000 || !value.every((g) => typeof g === 'string' && g.length < 4096 && !CONTROL.test(g))) return { exec: null, problem: 'exec.protect is not a list of globs' };
     } else if ((EXEC_NUMBERS as readonly string[]).includes(key)) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return { exec: null, problem: `exec.${key} is not a number` };
     } else {
@@ -218,6 +223,21 @@ export function openJob(secret: string, raw: unknown): OpenedJob {
   const r = raw as QueueJob;
   if (r.batchId !== checked.data.batchId || r.plan !== checked.data.plan) return { kind: 'refused', why: 'its names differ from its sealed data' };
   return { kind: 'ok', data: checked.data };
+}
+
+/**
+ * A job's progress for display only (`ralph status`, `ralph serve`), which need no secret: the
+ * sealed body read as it is (every field untrusted, to be shown on one plain line), or {}.
+ */
+export function progressForDisplay(raw: unknown): Partial<JobProgress> {
+  const body = (raw as { body?: unknown } | null)?.body;
+  if (typeof body !== 'string') return {};
+  try {
+    const p = JSON.parse(body) as unknown;
+    return typeof p === 'object' && p !== null ? (p as Partial<JobProgress>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A worker's progress, opened and checked (the coordinator writes files from it). */

@@ -4,7 +4,7 @@
 import { Queue } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { oneLine } from '../batch/one-line.js';
-import { workerName, type JobProgress, type QueueJob } from './job.js';
+import { progressForDisplay, workerName, type QueueJob } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
 
@@ -34,7 +34,7 @@ export async function readQueueStatus(q: QueueUrl): Promise<QueueStatus> {
   try {
     const running = (await queue.getActive()).map((job): RunningPlan => {
       const data = (job.data ?? {}) as Partial<QueueJob>;
-      const p = progressOf(job.progress);
+      const p = progressForDisplay(job.progress);
       return {
         batch: String(data.batchId),
         plan: String(data.plan),
@@ -52,21 +52,6 @@ export async function readQueueStatus(q: QueueUrl): Promise<QueueStatus> {
   } finally {
     await queue.close().catch(() => undefined);
     await redis.quit().catch(() => redis.disconnect());
-  }
-}
-
-/**
- * A job's progress as its worker sealed it. Only shown, never acted on, so `ralph status` needs no
- * secret: its fields are read as they are and each shown on one plain line.
- */
-function progressOf(raw: unknown): Partial<JobProgress> {
-  const body = (raw as { body?: unknown } | null)?.body;
-  if (typeof body !== 'string') return {};
-  try {
-    const p = JSON.parse(body) as unknown;
-    return typeof p === 'object' && p !== null ? (p as Partial<JobProgress>) : {};
-  } catch {
-    return {};
   }
 }
 

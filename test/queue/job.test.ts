@@ -34,6 +34,11 @@ describe('sealed jobs', () => {
     expect(openJob(SECRET, { ...sealJob(SECRET, data), plan: 'other' })).toEqual({ kind: 'refused', why: 'its names differ from its sealed data' });
   });
 
+  it('carries the batch\'s sandbox mode and protect globs', () => {
+    const withGuards = { ...data, exec: { ...data.exec, sandbox: 'on' as const, protect: ['tests/**'] } };
+    expect(openJob(SECRET, sealJob(SECRET, withGuards))).toEqual({ kind: 'ok', data: withGuards });
+  });
+
   it('hands back a newer format rather than refusing it', () => {
     expect(openJob(SECRET, { v: 3, body: '{}', mac: '' })).toEqual({ kind: 'newer', format: '3' });
   });
@@ -44,6 +49,8 @@ describe('sealed jobs', () => {
     [{ exec: { cwd: '../..' } }, 'exec.cwd is not a path inside the repository'],
     [{ exec: { agent: '../x' } }, 'exec.agent is not an agent name'],
     [{ exec: { env: { X: '1' } } }, 'exec.env is not an option a job may carry'],
+    [{ exec: { sandbox: 'none' } }, 'exec.sandbox is not a sandbox mode'],
+    [{ exec: { protect: ['ok', 'bad\u0000'] } }, 'exec.protect is not a list of globs'],
     [{ planPath: '../../../etc/passwd' }, 'planPath is not a path inside the repository'],
     [{ planPath: 'plans/../../x.md' }, 'planPath is not a path inside the repository'],
     [{ plan: '../x' }, 'plan is not a plan id'],

@@ -284,7 +284,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     expect(coordinator.stderr).toMatch(/warning: worker \S+ \(pid \d+\) cannot clone/);
   });
 
-  it('SIGTERM drains a worker (its plan finishes, no new one starts); a second SIGTERM hands the running plan back', async () => {
+  it('SIGTERM drains a worker (its plan finishes, no new one starts); a second SIGTERM hands the running plan back; restarted on its workdir, it runs it as a new attempt', async () => {
     const w = ws({ d1: 'complete 2500', d2: 'complete 2500' });
     const w1 = await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
@@ -316,16 +316,18 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     // is not pushed (a later attempt's work could not be pushed on top of it).
     expect(branches(w)).toEqual([`ralph/${batchIdOf(out)}/d1`]);
 
-    const w3 = await startWorker(w, redis!.url, 'w3');
+    // Restarted on the same workdir (what a systemd unit does after `systemctl kill`): it takes the
+    // plan up again in a run directory of its own, never the handed-back attempt's.
+    const again = await startWorker(w, redis!.url, 'w2');
     expect(await coordinator.exited).toBe(0);
     const d2 = read(out, 'd2.md');
-    expect(d2).toContain('- Outcome: complete');
-    // Handing back is not the plan's failure: the run on w3 is not its retry (its number is new).
+    // Handing back is not the plan's failure: the run after it is not its retry (its number is new).
     expect(d2).toContain('- Outcome: complete');
     expect(d2).toContain('- Attempts: 2');
+    expect(d2).toContain(join(again.workdir, 'runs', batchIdOf(out), 'd2.2'));
+    expect(again.stderr.match(/d2: attempt \d+ of batch \S+ started/g)).toEqual([`d2: attempt 2 of batch ${batchIdOf(out)} started`]);
     expect(read(out, 'attempts/d2.attempt-1.md')).toMatch(/- Outcome: interrupted\n/);
     expect(read(out, 'attempts/d2.attempt-1.md')).toContain('handed back to the queue');
-    expect(d2).toContain(w3.workdir);
     expect(fluxDriveProblems(out)).toEqual([]);
   });
 
