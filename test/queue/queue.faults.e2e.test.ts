@@ -55,7 +55,7 @@ afterEach(async () => {
 
 /** Waits for a value read from Redis to pass `ok` (an event seen by polling, not a fixed sleep). */
 async function settled<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const end = Date.now() + 20_000;
+  const end = Date.now() + PATIENCE_MS;
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
