@@ -1,55 +1,50 @@
 // The iteration state machine of docs/loop.md: one plan, run to one outcome. It never prints and
 // never installs process signal handlers; everything it does goes out as events on the bus.
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, resolve } from 'node:path';
-import { DEFAULTS, RALPH_ENV, TASK_COMPLETE_CHECKBOX } from '../contract.js';
+import { resolve } from 'node:path';
+import { RALPH_ENV, TASK_COMPLETE_CHECKBOX } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { assertCanStart } from '../executors/command/can-start.js';
-import { stopProcesses } from '../executors/process-tree.js';
-import { addUsage, ZERO_USAGE, type Executor } from '../executors/types.js';
+import { addUsage, type Executor } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
 import { extractSection, isTaskCompleteChecked, loadPlan, MAX_PLAN_BYTES, type Plan } from '../plan/index.js';
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { loadTemplates, type Templates } from '../prompts/templates.js';
-import { findRun } from '../runs/find-run.js';
 import { keepOutOfGit } from '../runs/git-ignore.js';
 import { JsonlAppender } from '../runs/jsonl-appender.js';
-import { ralphAlive } from '../runs/liveness.js';
-import { globalStopRequest, runPaths, runsRoot, type RunPaths } from '../runs/paths.js';
+import { globalStopRequest, type RunPaths } from '../runs/paths.js';
 import { acquirePlanLock } from '../runs/plan-lock.js';
-import { newRunId } from '../runs/run-id.js';
 import { resumeCommand, settingsOf, withStoredSettings } from '../runs/run-settings.js';
-import { loadState, saveState, type RunState } from '../runs/run-state.js';
+import { saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
 import { Transcript, type TranscriptSummary } from '../runs/transcript.js';
 import { decide, type Weighed } from '../signals/index.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
-import { runBaseline, type Baseline } from './baseline-checks.js';
+import type { Baseline } from './baseline-checks.js';
+import { LimitWaits, type DueWait } from './run-waits.js';
+import { checkBaseline, limitsOf, openForResume, openNew, openSandboxOf } from './open-run.js';
 import { iterationReceipt } from './receipts.js';
 import type { IterationLedger, RunContext, Ending } from './run-context.js';
 import { finishRun, writeResultSync, type RunEndParts } from './run-end.js';
 import { Settler } from './settle.js';
 import { checkTasksAfter, startChecks } from './task-progress.js';
-import { chooseTaskCheckMode, tasksOf, tasksVerified } from './task-checks.js';
+import { tasksVerified } from './task-checks.js';
 import { diskFullEnding, isDiskFull } from './disk-full.js';
 import { killLeftoversNow, processMarker, stopLeftovers } from './leftover-processes.js';
 import { preflight } from './preflight.js';
 import { setSummaryAside } from './summary-aside.js';
 import { RunBus } from './bus.js';
 import { systemClock, type Clock } from './clock.js';
-import { planWait, sleepUntil, type LimitReport, type SharedLimits } from './limit-wait.js';
+import { type SharedLimits } from './limit-wait.js';
 import { ownOutputFiles, workFingerprint } from './work-fingerprint.js';
-import { formatDuration } from '../util/duration.js';
-import { localTime } from '../ui/wait-line.js';
 import type { RunEvent } from './events.js';
 import { fileClaims, removeStaleSignalFiles, snapshotSignalFiles } from './file-signals.js';
 import { headSha, rootAndHead } from './git.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import type { RunExtras, RunLifecycle } from './lifecycle.js';
 import { resolveConfig, type RunConfig } from './run-config.js';
-import { decideSandbox, openRunSandbox, type RunSandbox, type SandboxDecision } from '../sandbox/index.js';
+import { decideSandbox, type RunSandbox, type SandboxDecision } from '../sandbox/index.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { costIs, firstLimit, iterationCountIs, runtimeIs, type StopRule } from './stop-rules.js';
 import type { ExecOptions, RunResult } from './types.js';
@@ -69,10 +64,6 @@ export interface RunHooks extends RunExtras {
   sharedLimits?: SharedLimits;
 }
 
-interface DueWait extends LimitReport {
-  until: number;
-  basis: 'reset' | 'retry-after' | 'backoff' | 'shared';
-}
 
 
 export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise<RunResult> {
@@ -123,129 +114,6 @@ export async function runPlan(given: ExecOptions, hooks: RunHooks = {}): Promise
   }
 }
 
-/** The run's sandbox; each refusal becomes a `sandbox_denied` event of the iteration it came in. */
-function openSandboxOf(config: RunConfig, plan: Plan, env: NodeJS.ProcessEnv, state: RunState, bus: RunBus): Promise<RunSandbox> {
-  const facts = {
-    settings: config.sandbox,
-    tree: config.cwd,
-    planPath: plan.path,
-    summaryPath: config.summaryPath,
-    executor: config.executor,
-    ...(config.command ? { command: config.command } : {}),
-    ...(config.agent ? { agentName: config.agent.name } : {}),
-    env,
-  };
-  return openRunSandbox(facts, (r) => bus.emitEvent({ type: 'sandbox_denied', iteration: state.iteration, ...r }), state.sandbox?.refusals);
-}
-
-/**
- * A new run's checks, once on the untouched tree (docs/plans.md#checks-that-can-fail); the tasks'
- * states start from it, and how long the tasks' checks took chooses when they run.
- */
-async function checkBaseline(plan: Plan, config: RunConfig, state: RunState, signal: AbortSignal | undefined, sandbox: CommandSandbox | undefined): Promise<Baseline | undefined> {
-  const mode = plan.config.taskChecks;
-  const tasks = mode === 'off' ? [] : tasksOf(plan);
-  state.tasks = tasks;
-  if (config.verify.length === 0 && tasks.length === 0) {
-    state.taskCheckMode = mode ?? 'gate';
-    return undefined;
-  }
-  const baseline = await runBaseline(config.verify, tasks, {
-    cwd: config.cwd,
-    ...(signal ? { signal } : {}),
-    ...(config.verifyTimeoutMs !== undefined ? { timeoutMs: config.verifyTimeoutMs } : {}),
-    env: { [RALPH_ENV.runId]: state.runId },
-    ...(sandbox ? { sandbox } : {}),
-  });
-  state.taskCheckMode = chooseTaskCheckMode(mode, baseline.aborted ? undefined : baseline.taskChecksMs);
-  if (plan.config.strictChecks === true && baseline.vacuous.length > 0) {
-    throw new UsageError(
-      `strict_checks: ${baseline.vacuous.length} check(s) of ${plan.path} already pass before the agent has changed anything: ${baseline.vacuous.join('; ')}`,
-      'Make every check fail until the work is done (a test of what the plan adds), or remove strict_checks: true.',
-    );
-  }
-  return baseline;
-}
-
-function limitsOf(config: RunConfig): RunState['limits'] {
-  return {
-    maxIterations: config.maxIterations,
-    maxBailouts: config.maxBailouts,
-    maxCostUsd: config.maxCostUsd ?? null,
-    maxRuntimeMs: config.maxRuntimeMs ?? null,
-    silenceTimeoutMs: config.silenceTimeoutMs,
-    maxWaitMs: config.maxWaitMs,
-    maxStalls: config.maxStalls,
-  };
-}
-
-function openNew(options: ExecOptions, plan: Plan, config: RunConfig, cwd: string, clock: Clock) {
-  const startedAtMs = clock.now();
-  const runId = options.runDir !== undefined ? basename(resolve(options.runDir)) : newRunId(new Date(startedAtMs));
-  const paths = runPaths(options.runDir !== undefined ? resolve(options.runDir) : resolve(runsRoot(cwd), runId));
-  if (existsSync(paths.result) || existsSync(paths.state)) {
-    throw new UsageError(`the run directory ${paths.dir} already holds a run`, 'Use --resume to continue it, or choose another --run-dir.');
-  }
-  const state: RunState = {
-    version: 1,
-    runId,
-    plan: plan.id,
-    planPath: plan.path,
-    cwd,
-    executor: config.executor,
-    startedAt: new Date(startedAtMs).toISOString(),
-    startedAtMs,
-    iteration: 0,
-    bailouts: 0,
-    consecutiveBailouts: 0,
-    consecutiveFailures: 0,
-    consecutiveBlockRejections: 0,
-    costUsd: null,
-    tokens: { ...ZERO_USAGE },
-    signals: [],
-    warnings: [],
-    prUrl: null,
-    headAtStart: null,
-    iterationStart: null,
-    executorPid: null,
-    pid: process.pid,
-    feedback: null,
-    nextFresh: true,
-    outcome: null,
-    limits: limitsOf(config),
-    checkboxAtStart: false,
-    runToken: randomBytes(12).toString('hex'),
-  };
-  return { paths, state, mode: 'new' as const, note: undefined };
-}
-
-async function openForResume(options: ExecOptions, plan: Plan, cwd: string) {
-  const paths = findRun(cwd, options.resume, options.runDir);
-  const state = loadState(paths.state);
-  if (!state) throw new UsageError(`cannot resume ${paths.dir}: it has no readable state.json`);
-  if (state.plan !== plan.id) {
-    throw new UsageError(`run ${state.runId} is for plan "${state.plan}", not "${plan.id}"`, `Resume it with: ${resumeCommand({ ...state, runDir: paths.dir })}`);
-  }
-  if (state.outcome === 'complete') throw new UsageError(`run ${state.runId} already ended complete: nothing to resume`);
-  if (state.pid !== process.pid && state.outcome === null && ralphAlive(state.pid)) {
-    throw new UsageError(`run ${state.runId} is still running (pid ${state.pid})`, `Stop it first: ralph stop ${state.runId}`);
-  }
-  let note: string | undefined;
-  if (state.outcome === null) note = `ralph (pid ${state.pid}) ended without writing a result`;
-  // What the dead run left running, its executor's group and what the agent started (setsid
-  // daemons included), goes before anything runs again: one pass, one grace.
-  const groups = state.executorPid !== null ? [state.executorPid] : [];
-  const leftovers = await stopProcesses({ groups, marker: processMarker(state) }, DEFAULTS.killGraceMs);
-  state.executorPid = null;
-  state.runToken ??= randomBytes(12).toString('hex');
-  if (leftovers.length > 0) note = `${note ?? 'resuming'}; ${leftovers.length} process(es) of the run were still running and were stopped`;
-  state.pid = process.pid;
-  state.outcome = null;
-  // Each session of a run has its own --max-wait; a wait in progress goes on for what is left.
-  state.waitedMs = 0;
-  return { paths, state, mode: 'resume' as const, note };
-}
-
 interface PlanRunInit {
   plan: Plan;
   config: RunConfig;
@@ -276,7 +144,7 @@ class PlanRun implements RunContext {
   private readonly rules: StopRule[];
   private readonly runAbort = new AbortController();
   private resumeReason: string | undefined;
-  private waitBasis: DueWait['basis'] = 'reset';
+  private readonly waits: LimitWaits;
   /** Notes for the next prompt gathered while an iteration is settled (denied tools, near misses). */
   readonly pendingFeedback: string[] = [];
   /** Findings seen in this session of the run: the same finding again is not progress. */
@@ -300,6 +168,7 @@ class PlanRun implements RunContext {
     this.clock = init.clock;
     this.templates = init.templates;
     this.settler = new Settler(this);
+    this.waits = new LimitWaits(this, init.hooks.sharedLimits);
     this.ownFiles = { files: ownOutputFiles(), dirs: [this.paths.dir] };
     this.events = new JsonlAppender(this.paths.events);
     this.findings = new FindingsLog(this.paths.findings);
@@ -429,7 +298,27 @@ class PlanRun implements RunContext {
     return { iteration: this.state.iteration, costUsd: this.state.costUsd, elapsedMs: this.elapsedMs() };
   }
 
+  /** The story of a run: it starts (or takes up a stopped one), then iterates until something ends it. */
   private async loop(): Promise<Ending> {
+    await this.announceStart();
+    const resumed = this.init.mode === 'new' ? this.prepareNew() : await this.takeUp();
+    if (resumed) return resumed;
+    for (;;) {
+      const stop = this.whyNotGoOn();
+      if (stop) return stop;
+      const due = this.waits.dueWait();
+      if (due) {
+        const ending = await this.waits.waitOut(due);
+        if (ending) return ending;
+        continue;
+      }
+      const ending = await this.iterate();
+      if (ending) return ending;
+    }
+  }
+
+  /** run-start, the agent, the sandbox and every warning about the settings, before anything runs. */
+  private async announceStart(): Promise<void> {
     const { state, config, plan } = this;
     const { root, head } = await rootAndHead(config.cwd);
     this.repo = root ?? config.cwd;
@@ -460,206 +349,216 @@ class PlanRun implements RunContext {
     }
     // The plan's own warnings (unknown front-matter keys, …), worded as `ralph validate` words them.
     for (const w of plan.warnings) this.warn(`${plan.path}: ${w}`);
-    if (this.init.mode === 'new') {
-      startChecks(this, this.init.baseline);
-      const removed = removeStaleSignalFiles(config.cwd);
-      if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
-      this.summaryAside();
-      state.checkboxAtStart = isTaskCompleteChecked(plan.text);
-      if (state.checkboxAtStart) {
-        this.warn(`the plan already has a checked "[x] ${TASK_COMPLETE_CHECKBOX}" box at the start: it is stale and ignored`);
-      }
-    } else {
-      if (this.init.resumeNote) this.warn(this.init.resumeNote);
-      // The interrupted iteration counts: its signal files are weighed as its claims first.
-      const interrupted = state.iterationStart;
-      if (interrupted && state.iteration > 0) {
-        const fc = fileClaims(config.cwd, interrupted.files);
-        const weighed = [...fc.claims, ...this.checkboxClaim()];
-        if (weighed.length > 0) {
-          const ending = await this.settler.settle(state.iteration, weighed, fc, undefined);
-          if (ending) return ending;
-        } else {
-          this.resumeReason = 'the previous run was interrupted';
-        }
+  }
+
+  /** A new run: its checks' first look, stale signal files and summary out of the way. */
+  private prepareNew(): undefined {
+    const { state, config, plan } = this;
+    startChecks(this, this.init.baseline);
+    const removed = removeStaleSignalFiles(config.cwd);
+    if (removed.length) this.warn(`removed stale signal files before the first iteration: ${removed.join(', ')}`);
+    this.summaryAside();
+    state.checkboxAtStart = isTaskCompleteChecked(plan.text);
+    if (state.checkboxAtStart) {
+      this.warn(`the plan already has a checked "[x] ${TASK_COMPLETE_CHECKBOX}" box at the start: it is stale and ignored`);
+    }
+    return undefined;
+  }
+
+  /** A resumed run: the interrupted iteration's claims are weighed first; then a fresh context. */
+  private async takeUp(): Promise<Ending | undefined> {
+    const { state, config } = this;
+    if (this.init.resumeNote) this.warn(this.init.resumeNote);
+    // The interrupted iteration counts: its signal files are weighed as its claims first.
+    const interrupted = state.iterationStart;
+    if (interrupted && state.iteration > 0) {
+      const fc = fileClaims(config.cwd, interrupted.files);
+      const weighed = [...fc.claims, ...this.checkboxClaim()];
+      if (weighed.length > 0) {
+        const ending = await this.settler.settle(state.iteration, weighed, fc, undefined);
+        if (ending) return ending;
       } else {
         this.resumeReason = 'the previous run was interrupted';
       }
-      state.iterationStart = null;
-      state.nextFresh = true;
-      this.resumeReason ??= 'the previous run was interrupted';
+    } else {
+      this.resumeReason = 'the previous run was interrupted';
     }
+    state.iterationStart = null;
+    state.nextFresh = true;
+    this.resumeReason ??= 'the previous run was interrupted';
+    return undefined;
+  }
 
-    for (;;) {
-      const unwritable = [this.events, this.findings.log].find((f) => f.error !== undefined);
-      if (unwritable) {
-        if (!isDiskFull(unwritable.error)) throw unwritable.error;
-        return diskFullEnding(`${unwritable.error!.code} writing ${unwritable.path}`, this.resumeCommand());
-      }
-      if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
-      const limit = firstLimit(this.rules, this.limitContext());
-      if (limit) return { outcome: 'exhausted', reason: limit.reason };
-      const stopFile = this.stopRequested();
-      if (stopFile) {
-        // A directory made there mid-run is still a request to stop (docs/hostile.md).
-        rmSync(stopFile, { force: true, recursive: true });
-        return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with: ${this.resumeCommand()}` };
-      }
-      const due = this.dueWait();
-      if (due) {
-        const ending = await this.waitOut(due);
-        if (ending) return ending;
-        continue;
-      }
+  /** Before each iteration: a full disk, an interrupt, a limit, a stop request (docs/loop.md#each-iteration). */
+  private whyNotGoOn(): Ending | undefined {
+    const unwritable = [this.events, this.findings.log].find((f) => f.error !== undefined);
+    if (unwritable) {
+      if (!isDiskFull(unwritable.error)) throw unwritable.error;
+      return diskFullEnding(`${unwritable.error!.code} writing ${unwritable.path}`, this.resumeCommand());
+    }
+    if (this.runAbort.signal.aborted) return this.interruptedOrLimit();
+    const limit = firstLimit(this.rules, this.limitContext());
+    if (limit) return { outcome: 'exhausted', reason: limit.reason };
+    const stopFile = this.stopRequested();
+    if (stopFile) {
+      // A directory made there mid-run is still a request to stop (docs/hostile.md).
+      rmSync(stopFile, { force: true, recursive: true });
+      return { outcome: 'interrupted', reason: `stop requested (${stopFile}); resume with: ${this.resumeCommand()}` };
+    }
+    return undefined;
+  }
 
-      this.ledger.checks = [];
-      this.ledger.rejection = null;
-      const feedbackUsed = state.feedback;
-      const resumeReasonUsed = this.resumeReason;
-      state.iteration++;
-      const n = state.iteration;
-      await this.lifecycle?.beforeIteration(n);
-      // Same context only where the agent can really continue one (docs/agents.md): a JSON stream
-      // whose agent never reported a session starts fresh, and is told so.
-      const continues = this.init.executor.canContinue ? this.init.executor.canContinue() : true;
-      let fresh = state.nextFresh;
-      if (!fresh && continues === false) {
-        fresh = true;
-        this.resumeReason ??= 'the previous session could not be continued (the agent reported no session id)';
-        this.warn(`iteration ${n}: the agent reported no session to continue; starting a fresh context`, n);
-      }
-      const planText = this.readPlanText() ?? plan.text;
-      const progress = extractSection(planText, 'Progress');
-      const observations = extractSection(planText, 'Observations');
-      const { prompt, kind } = buildPrompt({
-        templates: this.init.templates,
-        iteration: n,
-        maxIterations: config.maxIterations,
-        cwd: config.cwd,
-        planPath: plan.path,
-        planId: plan.id,
-        planText,
-        summaryPath: config.summaryPath,
+  /** One iteration: its prompt, the agent's run, then its settlement; how the run ends, or undefined to go on. */
+  private async iterate(): Promise<Ending | undefined> {
+    const { state, config, plan } = this;
+    this.ledger.checks = [];
+    this.ledger.rejection = null;
+    const feedbackUsed = state.feedback;
+    const resumeReasonUsed = this.resumeReason;
+    state.iteration++;
+    const n = state.iteration;
+    await this.lifecycle?.beforeIteration(n);
+    // Same context only where the agent can really continue one (docs/agents.md): a JSON stream
+    // whose agent never reported a session starts fresh, and is told so.
+    const continues = this.init.executor.canContinue ? this.init.executor.canContinue() : true;
+    let fresh = state.nextFresh;
+    if (!fresh && continues === false) {
+      fresh = true;
+      this.resumeReason ??= 'the previous session could not be continued (the agent reported no session id)';
+      this.warn(`iteration ${n}: the agent reported no session to continue; starting a fresh context`, n);
+    }
+    const planText = this.readPlanText() ?? plan.text;
+    const progress = extractSection(planText, 'Progress');
+    const observations = extractSection(planText, 'Observations');
+    const { prompt, kind } = buildPrompt({
+      templates: this.init.templates,
+      iteration: n,
+      maxIterations: config.maxIterations,
+      cwd: config.cwd,
+      planPath: plan.path,
+      planId: plan.id,
+      planText,
+      summaryPath: config.summaryPath,
+      fresh,
+      ...(fresh && this.resumeReason !== undefined ? { resumeReason: this.resumeReason } : {}),
+      ...(progress !== undefined ? { progress } : {}),
+      ...(observations !== undefined ? { observations } : {}),
+      ...(state.feedback ? { feedback: state.feedback } : {}),
+      continuesSession: !fresh && continues === true,
+    });
+    state.feedback = null;
+    this.resumeReason = undefined;
+    state.iterationStart = {
+      head: await headSha(config.cwd),
+      files: snapshotSignalFiles(config.cwd),
+    };
+    const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, state.iterationStart.head, this.ownFiles) : undefined;
+    this.status('running');
+    this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
+
+    const transcript = new Transcript(this.paths.transcript(n), config.maxLogBytes);
+    let result: IterationResult;
+    let kept: TranscriptSummary | undefined;
+    try {
+      result = await runIteration({
+        executor: this.init.executor,
+        prompt,
         fresh,
-        ...(fresh && this.resumeReason !== undefined ? { resumeReason: this.resumeReason } : {}),
-        ...(progress !== undefined ? { progress } : {}),
-        ...(observations !== undefined ? { observations } : {}),
-        ...(state.feedback ? { feedback: state.feedback } : {}),
-        continuesSession: !fresh && continues === true,
+        iteration: n,
+        cwd: config.cwd,
+        env: this.executorEnv(n, fresh),
+        ...(this.init.hooks.hideEnv?.length ? { hideEnv: this.init.hooks.hideEnv } : {}),
+        bus: this.bus,
+        transcript,
+        clock: this.clock,
+        silenceTimeoutMs: config.silenceTimeoutMs,
+        ...(config.iterationTimeoutMs !== undefined ? { iterationTimeoutMs: config.iterationTimeoutMs } : {}),
+        signalGraceMs: config.signalGraceMs,
+        runSignal: this.runAbort.signal,
+        costBefore: state.costUsd,
+        tokensBefore: state.tokens,
+        ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd, budgetUsd: Math.max(0, config.maxCostUsd - (state.costUsd ?? 0)) } : {}),
+        wantOutput: this.init.hooks.wantOutput ?? false,
+        maxLogBytes: config.maxLogBytes,
+        onProcess: (pid) => {
+          state.executorPid = pid;
+          saveState(this.paths.state, state);
+        },
       });
-      state.feedback = null;
-      this.resumeReason = undefined;
-      state.iterationStart = {
-        head: await headSha(config.cwd),
-        files: snapshotSignalFiles(config.cwd),
-      };
-      const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, state.iterationStart.head, this.ownFiles) : undefined;
-      this.status('running');
-      this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
-
-      const transcript = new Transcript(this.paths.transcript(n), config.maxLogBytes);
-      let result: IterationResult;
-      let kept: TranscriptSummary | undefined;
-      try {
-        result = await runIteration({
-          executor: this.init.executor,
-          prompt,
-          fresh,
-          iteration: n,
-          cwd: config.cwd,
-          env: this.executorEnv(n, fresh),
-          ...(this.init.hooks.hideEnv?.length ? { hideEnv: this.init.hooks.hideEnv } : {}),
-          bus: this.bus,
-          transcript,
-          clock: this.clock,
-          silenceTimeoutMs: config.silenceTimeoutMs,
-          ...(config.iterationTimeoutMs !== undefined ? { iterationTimeoutMs: config.iterationTimeoutMs } : {}),
-          signalGraceMs: config.signalGraceMs,
-          runSignal: this.runAbort.signal,
-          costBefore: state.costUsd,
-          tokensBefore: state.tokens,
-          ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd, budgetUsd: Math.max(0, config.maxCostUsd - (state.costUsd ?? 0)) } : {}),
-          wantOutput: this.init.hooks.wantOutput ?? false,
-          maxLogBytes: config.maxLogBytes,
-          onProcess: (pid) => {
-            state.executorPid = pid;
-            saveState(this.paths.state, state);
-          },
-        });
-      } finally {
-        kept = transcript.close();
-      }
-      if (kept.droppedBytes > 0) this.emit({ type: 'transcript-cut', iteration: n, ...kept });
-      state.executorPid = null;
-      await stopLeftovers(processMarker(state), n, this.bus, this.init.executor.keptProcesses?.() ?? []);
-      // The live `usage` events already carried these, with the run's totals (docs/agents.md).
-      state.tokens = addUsage(state.tokens, result.tokens);
-      if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
-      if (result.stop) (state.stops ??= []).push({ iteration: n, cause: result.stop.cause, detail: result.stop.detail });
-
-      if (result.stop?.cause === 'disk_full') {
-        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        return diskFullEnding(result.stop.detail, this.resumeCommand());
-      }
-      if (result.stop?.cause === 'interrupt') {
-        // Left for --resume: the interrupted iteration's files are weighed then.
-        this.addReceipt(n, result, 'none');
-        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with: ${this.resumeCommand()}` };
-      }
-      const fc = fileClaims(config.cwd, state.iterationStart.files);
-      for (const why of fc.ignored) this.warn(`${why} in the working directory: ignored (signal files count only as regular files of their own)`, n);
-      const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
-      if (result.limit && decide(weighed).kind === 'none') {
-        // Refused for a limit: this attempt does not count, and the same iteration runs again
-        // once the limit resets (with the same prompt).
-        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        state.iteration = n - 1;
-        state.feedback = feedbackUsed;
-        this.resumeReason = resumeReasonUsed;
-        state.nextFresh = fresh;
-        state.iterationStart = null;
-        this.scheduleWait(result.limit);
-        continue;
-      }
-      if (result.resumeRefused && decide(weighed).kind === 'none') {
-        // The session to continue does not exist (never saved): this attempt does not count, and
-        // the same iteration runs at once in a fresh context (docs/agents.md, "Sessions").
-        this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-        this.warn(`iteration ${n}: the agent could not resume its session (${(result.failureDetail ?? 'no such session').split('\n')[0]!.slice(0, 160)}); running it again in a fresh context`, n);
-        state.iteration = n - 1;
-        state.feedback = feedbackUsed;
-        this.resumeReason = 'the previous session could not be resumed (the agent has no such session)';
-        state.nextFresh = true;
-        state.iterationStart = null;
-        continue;
-      }
-      state.limitStreak = 0;
-      const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
-      for (const key of result.findings) this.seenFindings.add(key);
-      // Progress matters only to an iteration that decided nothing: the others skip the git calls.
-      const undecided = decide(weighed).kind === 'none';
-      // A claim runs the tasks' checks at the gate; other iterations run them here when they are quick.
-      const round = !undecided && decide(weighed).kind !== 'bailout' ? undefined : await checkTasksAfter(this, n);
-      const tasksProgressed = (round?.newlyPassing.length ?? 0) > 0;
-      const progressed =
-        !undecided ||
-        workBefore === undefined ||
-        newFinding ||
-        tasksProgressed ||
-        (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore;
-      const ending = await this.settler.settle(n, weighed, fc, result, progressed);
-      this.addReceipt(n, result, decide(weighed).kind);
-      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
-      const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
-      if (ending) return ending;
-      if (hookStop !== undefined) return { outcome: 'exhausted', reason: hookStop };
-      this.sandboxFeedback();
-      if (this.pendingFeedback.length > 0) {
-        state.feedback = [state.feedback, ...this.pendingFeedback].filter(Boolean).join('\n\n');
-        this.pendingFeedback.length = 0;
-      }
+    } finally {
+      kept = transcript.close();
     }
+    if (kept.droppedBytes > 0) this.emit({ type: 'transcript-cut', iteration: n, ...kept });
+    state.executorPid = null;
+    await stopLeftovers(processMarker(state), n, this.bus, this.init.executor.keptProcesses?.() ?? []);
+    // The live `usage` events already carried these, with the run's totals (docs/agents.md).
+    state.tokens = addUsage(state.tokens, result.tokens);
+    if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
+    if (result.stop) (state.stops ??= []).push({ iteration: n, cause: result.stop.cause, detail: result.stop.detail });
+
+    if (result.stop?.cause === 'disk_full') {
+      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+      return diskFullEnding(result.stop.detail, this.resumeCommand());
+    }
+    if (result.stop?.cause === 'interrupt') {
+      // Left for --resume: the interrupted iteration's files are weighed then.
+      this.addReceipt(n, result, 'none');
+      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+      return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with: ${this.resumeCommand()}` };
+    }
+    const fc = fileClaims(config.cwd, state.iterationStart.files);
+    for (const why of fc.ignored) this.warn(`${why} in the working directory: ignored (signal files count only as regular files of their own)`, n);
+    const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
+    if (result.limit && decide(weighed).kind === 'none') {
+      // Refused for a limit: this attempt does not count, and the same iteration runs again
+      // once the limit resets (with the same prompt).
+      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+      state.iteration = n - 1;
+      state.feedback = feedbackUsed;
+      this.resumeReason = resumeReasonUsed;
+      state.nextFresh = fresh;
+      state.iterationStart = null;
+      this.waits.scheduleWait(result.limit);
+      return undefined;
+    }
+    if (result.resumeRefused && decide(weighed).kind === 'none') {
+      // The session to continue does not exist (never saved): this attempt does not count, and
+      // the same iteration runs at once in a fresh context (docs/agents.md, "Sessions").
+      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+      this.warn(`iteration ${n}: the agent could not resume its session (${(result.failureDetail ?? 'no such session').split('\n')[0]!.slice(0, 160)}); running it again in a fresh context`, n);
+      state.iteration = n - 1;
+      state.feedback = feedbackUsed;
+      this.resumeReason = 'the previous session could not be resumed (the agent has no such session)';
+      state.nextFresh = true;
+      state.iterationStart = null;
+      return undefined;
+    }
+    state.limitStreak = 0;
+    const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
+    for (const key of result.findings) this.seenFindings.add(key);
+    // Progress matters only to an iteration that decided nothing: the others skip the git calls.
+    const undecided = decide(weighed).kind === 'none';
+    // A claim runs the tasks' checks at the gate; other iterations run them here when they are quick.
+    const round = !undecided && decide(weighed).kind !== 'bailout' ? undefined : await checkTasksAfter(this, n);
+    const tasksProgressed = (round?.newlyPassing.length ?? 0) > 0;
+    const progressed =
+      !undecided ||
+      workBefore === undefined ||
+      newFinding ||
+      tasksProgressed ||
+      (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore;
+    const ending = await this.settler.settle(n, weighed, fc, result, progressed);
+    this.addReceipt(n, result, decide(weighed).kind);
+    this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
+    const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
+    if (ending) return ending;
+    if (hookStop !== undefined) return { outcome: 'exhausted', reason: hookStop };
+    this.sandboxFeedback();
+    if (this.pendingFeedback.length > 0) {
+      state.feedback = [state.feedback, ...this.pendingFeedback].filter(Boolean).join('\n\n');
+      this.pendingFeedback.length = 0;
+    }
+    return undefined;
   }
 
   /** Whether the agent runs sandboxed, said once at the start (a warning when auto could not). */
@@ -683,86 +582,8 @@ class PlanRun implements RunContext {
     if (line !== undefined) this.pendingFeedback.push(line);
   }
 
-  private stopRequested(): string | undefined {
+  stopRequested(): string | undefined {
     return [this.paths.stopRequest, globalStopRequest(this.config.cwd)].find((p) => existsSync(p));
-  }
-
-  private limitKey(): string {
-    const { config } = this;
-    return config.executor === 'anthropic' ? 'anthropic' : `${config.command?.[0] ?? ''}|${config.streamFormat}`;
-  }
-
-  /** Records when to run the refused iteration again; ends the run when that is past --max-wait. */
-  private scheduleWait(limit: LimitReport): void {
-    const { state } = this;
-    const now = this.clock.now();
-    const planned = planWait(limit, now, state.limitStreak ?? 0);
-    state.limitStreak = (state.limitStreak ?? 0) + 1;
-    this.init.hooks.sharedLimits?.record(this.limitKey(), planned.until, limit);
-    state.waitUntil = planned.until;
-    state.waitLimit = { kind: limit.kind, message: limit.message };
-    this.waitBasis = planned.basis;
-    saveState(this.paths.state, state);
-  }
-
-  /** A wait in force: one this run scheduled (or was in when it stopped), or one shared in a batch. */
-  private dueWait(): DueWait | undefined {
-    const { state } = this;
-    const now = this.clock.now();
-    if (state.waitUntil !== undefined && state.waitUntil !== null) {
-      if (state.waitUntil > now) {
-        const limit = state.waitLimit ?? { kind: 'usage' as const, message: 'a limit' };
-        return { ...limit, until: state.waitUntil, basis: this.waitBasis };
-      }
-      state.waitUntil = null;
-      state.waitLimit = null;
-    }
-    const shared = this.init.hooks.sharedLimits?.active(this.limitKey(), now);
-    return shared ? { ...shared.limit, until: shared.until, basis: 'shared' } : undefined;
-  }
-
-  /** Waits for `due`; undefined when the wait is over and the loop goes on, else how the run ends. */
-  private async waitOut(due: DueWait): Promise<Ending | undefined> {
-    const { state, config, clock } = this;
-    const start = clock.now();
-    const waited = state.waitedMs ?? 0;
-    const iteration = state.iteration + 1;
-    const until = new Date(due.until).toISOString();
-    if (waited + (due.until - start) > config.maxWaitMs) {
-      return {
-        outcome: 'exhausted',
-        reason:
-          `usage_limit: the ${due.kind} limit (${due.message.slice(0, 200)}) lifts at ${localTime(due.until)}, past --max-wait ${formatDuration(config.maxWaitMs)}` +
-          ` (${formatDuration(waited)} waited already); resume after it lifts with: ${this.resumeCommand()}`,
-      };
-    }
-    state.waitUntil = due.until;
-    state.waitLimit = { kind: due.kind, message: due.message };
-    this.status('waiting', due);
-    this.emit({ type: 'wait_start', iteration, kind: due.kind, until, reason: due.message, basis: due.basis });
-    const end = await sleepUntil(clock, due.until, this.runAbort.signal, () => this.stopRequested() !== undefined);
-    const waitedNow = clock.now() - start;
-    state.waitedMs = waited + waitedNow;
-    this.emit({ type: 'wait_end', iteration, kind: due.kind, until, reason: due.message, waitedMs: waitedNow, end });
-    switch (end) {
-      case 'done':
-        state.waitUntil = null;
-        state.waitLimit = null;
-        saveState(this.paths.state, state);
-        return undefined;
-      case 'aborted':
-        // state.waitUntil stays: a resumed run waits for the rest.
-        return this.interruptedOrLimit();
-      case 'stop-requested': {
-        const stopFile = this.stopRequested();
-        if (stopFile) rmSync(stopFile, { force: true });
-        return { outcome: 'interrupted', reason: `stop requested while waiting for the ${due.kind} limit; resume with: ${this.resumeCommand()}` };
-      }
-      default: {
-        const never: never = end;
-        return never;
-      }
-    }
   }
 
   interruptedOrLimit(): Ending {
