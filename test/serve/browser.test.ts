@@ -58,7 +58,7 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', () => {
     expect(await page.textContent(`${row(run.id)} .notes`)).toBe('1 warning');
 
     // Per-task states, when STATUS.json carries them.
-    run.status('verifying', { tasks: [{ name: 'Task 1: build', state: 'verified' }, { name: 'Task 2: test', state: 'pending' }] });
+    run.status('verifying', { tasksVerified: 'tasks 1/2 verified', tasks: [{ name: 'Task 1: build', status: 'passing', firstPassedIteration: 1 }, { name: 'Task 2: test', status: 'pending', firstPassedIteration: null }] });
     await poll(() => page.getAttribute(row(run.id), 'data-state')).toBe('verifying');
     expect(await page.textContent(`${row(run.id)} .tasks`)).toBe('1/2 verified');
     run.finish('complete', 'PLAN_COMPLETE accepted: 1 verify command(s) passed');
