@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../contract.js';
-import { stopProcesses, type FindOptions } from '../executors/process-tree.js';
-import { OutputTail } from '../util/output-tail.js';
+import { superviseShell } from '../executors/bounded-shell.js';
+import type { FindOptions } from '../executors/process-tree.js';
 import type { CommandSandbox, SandboxedSpawn } from '../sandbox/types.js';
 
 export interface VerifyOutcome {
@@ -53,69 +53,25 @@ export async function runVerifyCommand(command: string, cwd: string, options: Ve
   return spawnVerify(command, cwd, options, started, wrapped);
 }
 
-function spawnVerify(command: string, cwd: string, options: VerifyOptions, started: number, wrapped: SandboxedSpawn | undefined): Promise<VerifyOutcome> {
+async function spawnVerify(command: string, cwd: string, options: VerifyOptions, started: number, wrapped: SandboxedSpawn | undefined): Promise<VerifyOutcome> {
   const { timeoutMs = DEFAULTS.verifyTimeoutMs, signal, drainMs = DEFAULT_DRAIN_MS, killGraceMs = DEFAULTS.killGraceMs } = options;
   const marker = { name: VERIFY_MARKER, value: randomBytes(8).toString('hex') };
-  return new Promise((resolve) => {
-    const child = spawn(wrapped?.program ?? 'sh', wrapped?.args ?? ['-c', command], {
-      cwd,
-      env: { ...process.env, ...options.env, ...wrapped?.env, [marker.name]: marker.value },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const scope: FindOptions = { ...(child.pid !== undefined ? { roots: [child.pid], groups: [child.pid] } : {}), marker };
-    const tail = new OutputTail(TAIL_BYTES);
-    child.stdout.on('data', tail.push);
-    child.stderr.on('data', tail.push);
-    if (options.sandbox !== undefined) {
-      child.stdout.on('data', options.sandbox.noticeOutput);
-      child.stderr.on('data', options.sandbox.noticeOutput);
-    }
-    let timedOut = false;
-    let aborted = false;
-    let exitCode: number | null = null;
-    let exited = false;
-    let settled = false;
-    let drainTimer: NodeJS.Timeout | undefined;
-
-    const finish = async (extra = '') => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(drainTimer);
-      signal?.removeEventListener('abort', onAbort);
-      // Nothing a verify command started outlives it.
-      const left = await stopProcesses(scope, killGraceMs);
-      wrapped?.done();
-      child.stdout.destroy();
-      child.stderr.destroy();
-      let text = tail.text() + extra;
-      if (timedOut) text += `\n[ralph: stopped after the verify timeout of ${Math.round(timeoutMs / 1000)} s]`;
-      else if (left.length > 0 && exited) text += `\n[ralph: the command left ${left.length} process(es) running; they were stopped]`;
-      resolve({ command, exitCode: timedOut || aborted ? null : exitCode, timedOut, aborted, tail: text.trimEnd(), durationMs: Date.now() - started, leftBehind: left.length });
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      void finish();
-    }, timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      void finish();
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) => {
-      exited = true;
-      void finish(`cannot run sh: ${e.message}`);
-    });
-    child.on('exit', (code) => {
-      exited = true;
-      exitCode = code;
-      // The output is read to its end unless something the command left behind holds it open.
-      drainTimer = setTimeout(() => void finish(), drainMs);
-    });
-    child.on('close', () => {
-      if (exited) void finish();
-    });
+  const child = spawn(wrapped?.program ?? 'sh', wrapped?.args ?? ['-c', command], {
+    cwd,
+    env: { ...process.env, ...options.env, ...wrapped?.env, [marker.name]: marker.value },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const scope: FindOptions = { ...(child.pid !== undefined ? { roots: [child.pid], groups: [child.pid] } : {}), marker };
+  // Nothing a verify command started outlives it.
+  const ending = superviseShell(child, { scope, tailBytes: TAIL_BYTES, timeoutMs, signal, drainMs, killGraceMs, afterStop: () => wrapped?.done() });
+  if (options.sandbox !== undefined) {
+    child.stdout.on('data', options.sandbox.noticeOutput);
+    child.stderr.on('data', options.sandbox.noticeOutput);
+  }
+  const end = await ending;
+  let text = end.output + (end.error ?? '');
+  if (end.timedOut) text += `\n[ralph: stopped after the verify timeout of ${Math.round(timeoutMs / 1000)} s]`;
+  else if (end.stopped.length > 0 && end.exited) text += `\n[ralph: the command left ${end.stopped.length} process(es) running; they were stopped]`;
+  return { command, exitCode: end.exitCode, timedOut: end.timedOut, aborted: end.aborted, tail: text.trimEnd(), durationMs: Date.now() - started, leftBehind: end.stopped.length };
 }

@@ -85,7 +85,7 @@ export class Collector {
   async markNotRun(plan: string): Promise<void> {
     const s = this.states.get(plan);
     if (!s || s.final || s.notRun) return;
-    const { out, emit, now } = this.deps;
+    const { out } = this.deps;
     const partial = partialPath(out, plan);
     if (s.started > 0 && !s.handled.has(s.started) && (await pathExists(partial))) {
       s.previous.push(await moveAside(out, partial, `${plan}.attempt-${s.started}.md`));
@@ -96,9 +96,15 @@ export class Collector {
       return;
     }
     const attempts = Math.max(...s.handled);
+    await this.endWithStub(plan, s, 'interrupted', `the batch was cancelled before attempt ${attempts + 1} started`, attempts);
+  }
+
+  /** Ends a plan that has no final report with an error stub naming its earlier attempts. */
+  private async endWithStub(plan: string, s: PlanState, outcome: AttemptOutcome, reason: string, attempts: number): Promise<void> {
+    const { out, emit, now } = this.deps;
     const facts: ResultFacts = {
-      outcome: 'interrupted',
-      reason: `the batch was cancelled before attempt ${attempts + 1} started`,
+      outcome,
+      reason,
       exitCode: null,
       attempts,
       iterations: null,
@@ -114,7 +120,7 @@ export class Collector {
     const final = resultPath(out, plan);
     await writeFileAtomic(final, renderErrorStub(plan, facts));
     s.final = true;
-    emit({ type: 'plan-end', plan, attempt: attempts, outcome: 'interrupted', reason: facts.reason, verdict: 'error', resultFile: final, iterations: null, costUsd: null });
+    emit({ type: 'plan-end', plan, attempt: attempts, outcome, reason, verdict: 'error', resultFile: final, iterations: null, costUsd: null });
   }
 
   /**
@@ -251,30 +257,10 @@ export class Collector {
   async jobFailed(plan: string, why: string): Promise<void> {
     const s = this.states.get(plan);
     if (!s || s.final) return;
-    const { out, emit, now } = this.deps;
+    const { out } = this.deps;
     const partial = partialPath(out, plan);
     if (await pathExists(partial)) s.previous.push(await moveAside(out, partial, `${plan}.attempt-${Math.max(1, s.started)}.md`));
-    const outcome: AttemptOutcome = 'crashed';
-    const reason = `the job failed on the queue: ${why}`;
-    const facts: ResultFacts = {
-      outcome,
-      reason,
-      exitCode: null,
-      attempts: Math.max(1, s.started),
-      iterations: null,
-      costUsd: null,
-      prUrl: null,
-      branch: null,
-      commit: null,
-      worktree: null,
-      runDir: 'none',
-      previous: s.previous.map((p) => relative(out, p)),
-      endedAt: now().toISOString(),
-    };
-    const final = resultPath(out, plan);
-    await writeFileAtomic(final, renderErrorStub(plan, facts));
-    s.final = true;
-    emit({ type: 'plan-end', plan, attempt: facts.attempts, outcome, reason, verdict: 'error', resultFile: final, iterations: null, costUsd: null });
+    await this.endWithStub(plan, s, 'crashed', `the job failed on the queue: ${why}`, Math.max(1, s.started));
   }
 
   private facts(s: PlanState, r: AttemptReport): ResultFacts {

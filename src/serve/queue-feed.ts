@@ -10,22 +10,12 @@ import { Queue } from 'bullmq';
 import { QUEUE } from '../contract.js';
 import { oneLine as plainLine } from '../batch/one-line.js';
 import { stripControl } from '../ui/sanitize.js';
-import type { JobProgress, QueueJob } from '../queue/job.js';
-import { openRedis } from '../queue/redis-connection.js';
-import type { QueueUrl } from '../queue/redis-url.js';
+import { progressForDisplay, openRedis, type JobProgress, type QueueJob, type QueueUrl, type RunningPlan } from '../queue/index.js';
 
-export interface QueuePlanRow {
-  batch: string;
-  plan: string;
-  /** `host (pid N)`, or null before a worker took it. */
-  worker: string | null;
-  attempt: number | null;
-  iteration: number | null;
-  maxIterations: number | null;
+/** A running plan as `ralph status --queue` has it (worker: `host (pid N)`, or null before a worker took it), less its branch. */
+export interface QueuePlanRow extends Omit<RunningPlan, 'branch'> {
   prompt: string | null;
-  checkout: string | null;
   startedAt: string | null;
-  heartbeat: string | null;
 }
 
 export interface QueueSnapshot {
@@ -43,27 +33,12 @@ const oneLine = (text: string, max: number): string => plainLine(stripControl(te
 const t = (v: unknown, max = 300): string | null => (typeof v === 'string' ? oneLine(v, max) : typeof v === 'number' ? String(v) : null);
 const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/**
- * A job's progress as its worker sealed it (`{ body, mac }`, docs/queue.md). It is only shown,
- * never acted on, so the page needs no secret (as `ralph status --queue`): the body is read as it
- * is, each field then made one plain line.
- */
-function progressOf(raw: unknown): Partial<JobProgress> {
-  const body = (raw as { body?: unknown } | null)?.body;
-  if (typeof body !== 'string') return {};
-  try {
-    const p = JSON.parse(body) as unknown;
-    return typeof p === 'object' && p !== null ? (p as Partial<JobProgress>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** A running job as a row: the adapter between queue payloads and the page. */
 export function rowOfJob(data: unknown, progress: unknown): QueuePlanRow {
   // batchId and plan are repeated outside the job's seal for readers without the secret.
   const d = (typeof data === 'object' && data !== null ? data : {}) as Partial<Pick<QueueJob, 'batchId' | 'plan'>>;
-  const p = progressOf(progress);
+  // Shown, never acted on, so the page needs no secret (as `ralph status --queue`); each field is then made one plain line.
+  const p = progressForDisplay(progress);
   const w = (typeof p.worker === 'object' && p.worker !== null ? p.worker : null) as Partial<JobProgress['worker']> | null;
   const worker = w && typeof w.host === 'string' ? `${oneLine(w.host, 120)} (pid ${n(w.pid) ?? '?'})` : null;
   return {

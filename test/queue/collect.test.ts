@@ -74,6 +74,19 @@ describe('Collector', () => {
     expect(readFileSync(join(out, 'a.md'), 'utf8')).toContain('- Earlier attempts: attempts/a.attempt-1.md');
   });
 
+  it('a job that failed on the queue ends crashed, in an error stub naming its earlier attempts', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    const events: BatchEvent[] = [];
+    const c = collector(out, ['a'], events);
+    expect(await c.report(report('a', 1, 'failed', false), 1)).toBe(true);
+    await c.jobFailed('a', 'it stalled twice');
+    expect(c.pending()).toEqual([]);
+    const md = readFileSync(join(out, 'a.md'), 'utf8');
+    expect(md).toMatch(/Verdict: error\nError: crashed: the job failed on the queue: it stalled twice/);
+    expect(md).toContain('- Earlier attempts: attempts/a.attempt-1.md');
+    expect(events.at(-1)).toMatchObject({ type: 'plan-end', plan: 'a', attempt: 1, outcome: 'crashed', verdict: 'error', resultFile: join(out, 'a.md') });
+  });
+
   it('ignores a final report from an attempt the plan has moved past (a worker that lost its lock)', async () => {
     const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
     const events: BatchEvent[] = [];
