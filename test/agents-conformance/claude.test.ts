@@ -69,7 +69,7 @@ describeConformance(
       expect(readFileSync(join(o.dir, 'work/greeting.txt'), 'utf8')).toBe('hello\n');
       expect(o.events.find((e) => e.type === 'sandbox')).toMatchObject({ mode: 'on', hosts: expect.arrayContaining([new URL(api().url).host]) });
       // Claude Code kept its state where the preset says it may.
-      expect(existsSync(join(o.dir, 'home/.claude'))).toBe(true);
+      expect(existsSync(join(o.home, '.claude'))).toBe(true);
       // Whatever it was refused is reported, never silently lost (and nothing it needed was).
       expect(o.result.sandbox.refusals.filter((r: { what: string }) => r.what === 'network'), JSON.stringify(o.result.sandbox)).toEqual([]);
     });

@@ -3,8 +3,8 @@
 // what the run left: result.json, events.jsonl, findings.jsonl and the iterations' raw streams.
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { planText } from './scenarios.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -18,6 +18,8 @@ export interface RunOutcome {
   stdout: string;
   stderr: string;
   dir: string;
+  /** The agent's HOME for this run. */
+  home: string;
   runDir: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   result: any;
@@ -54,9 +56,12 @@ function jsonl(path: string): unknown[] {
 
 export async function runScenario(spec: RunSpec): Promise<RunOutcome> {
   const dir = mkdtempSync(join(tmpdir(), `ralph-agents-${spec.agent}-${spec.scenario}-`));
-  const home = join(dir, 'home');
+  // The throwaway HOME lives outside the temp folder: Codex refuses to make its sandbox helper
+  // (codex-linux-sandbox, an alias of itself) under a temp folder, and without it every shell
+  // command fails on a machine with bubblewrap (`bwrap: execvp codex-linux-sandbox`).
+  const home = join(homedir(), '.cache', 'ralph-conformance', basename(dir));
+  mkdirSync(home, { recursive: true });
   const work = join(dir, 'work');
-  mkdirSync(home);
   mkdirSync(work);
   writeFileSync(join(work, 'plan.md'), planText(spec.scenario));
   for (const [rel, content] of Object.entries(spec.files ?? {})) writeFileSync(join(work, rel), content);
@@ -97,6 +102,7 @@ export async function runScenario(spec: RunSpec): Promise<RunOutcome> {
     stdout,
     stderr,
     dir,
+    home,
     runDir,
     result: existsSync(resultPath) ? JSON.parse(readFileSync(resultPath, 'utf8')) : undefined,
     events: jsonl(join(runDir, 'events.jsonl')),
