@@ -1,5 +1,6 @@
 // `ralph runs`: the recent runs of a working directory, single and batch, newest first
 // (docs/first-hour.md). Read from the run files only, as `ralph status` reads one run.
+import { roundUsd } from '../loop/price-table.js';
 import { listAllRuns } from '../runs/find-run.js';
 import { ralphDir } from '../runs/project-root.js';
 import { viewRun } from '../runs/run-view.js';
@@ -78,7 +79,7 @@ export function listRunRows(cwd: string, now = Date.now()): RunRow[] {
 /** The reported cost; when none was reported, the receipts' estimates, if every iteration has one. */
 function costOf(reported: number | null, receipts: { costUsd: number | null }[]): number | null {
   if (reported !== null || receipts.length === 0 || receipts.some((r) => r.costUsd === null)) return reported;
-  return Math.round(receipts.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) * 1e6) / 1e6;
+  return roundUsd(receipts.reduce((sum, r) => sum + (r.costUsd ?? 0), 0));
 }
 
 const money = (usd: number | null, estimated = false) => (usd === null ? 'unknown' : `$${usd.toFixed(4)}${estimated ? ' (est.)' : ''}`);

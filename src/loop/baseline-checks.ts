@@ -3,7 +3,7 @@
 // (a test filter that matches nothing): it is *vacuous*, warned about, or refused with
 // `strict_checks: true`.
 import { runCommandCheck, type CheckResult, type CommandCheckOptions } from './checks.js';
-import { checkTasks, type TaskState } from './task-checks.js';
+import { checkTasks, taskCheckName, type TaskState } from './task-checks.js';
 
 export interface Baseline {
   /** Every check's result on the untouched tree. */
@@ -26,7 +26,7 @@ export async function runBaseline(verify: readonly string[], tasks: TaskState[],
     out.results.push(r);
     if (r.aborted) return { ...out, aborted: true };
     if (r.ok) out.vacuous.push(`verify command \`${command}\` already passes before anything was changed: it is vacuous, it cannot tell done from not done; make it test what the plan adds`);
-    else if (r.reason.includes('exited 127')) out.notCommands.push(`verify command \`${command}\` is not a command the shell can run (exit 127)`);
+    else if (r.exitCode === 127) out.notCommands.push(`verify command \`${command}\` is not a command the shell can run (exit 127)`);
   }
   const round = await checkTasks(tasks, 0, options);
   out.results.push(...round.results);
@@ -35,7 +35,7 @@ export async function runBaseline(verify: readonly string[], tasks: TaskState[],
   for (const task of tasks) {
     if (task.status === 'passing') {
       out.vacuous.push(`the check of task "${task.name}" (\`${task.verify}\`) already passes before anything was changed: it is vacuous, it cannot tell done from not done; make it test what the task adds`);
-    } else if (task.reason?.includes('exited 127')) {
+    } else if (round.results.find((r) => r.check === taskCheckName(task.name))?.exitCode === 127) {
       out.notCommands.push(`the <verify> of task "${task.name}" (\`${task.verify.slice(0, 80)}\`) is not a command the shell can run (exit 127): write a command there, or set task_checks: off`);
     }
   }

@@ -34,7 +34,6 @@ export type RunEvent =
   | { type: 'decision'; iteration: number; decision: Decision }
   /** `verify`: the verify commands the gate ran, with exit code and duration (docs/deliver.md reads them from events.jsonl). */
   | { type: 'gate'; iteration: number; accepted: boolean; reason: string; verify?: VerifyRecord[] }
-  | { type: 'gate'; iteration: number; accepted: boolean; reason: string }
   /**
    * The tasks' own checks ran (docs/plans.md#task-checks): "tasks 2/3 verified", the tasks that
    * pass now and did not before, those that passed and fail now. Iteration 0: before the first.

@@ -26,5 +26,10 @@ export function estimateCost(key: string, tokens: TokenUsage): number | undefine
   const price = PRICE_TABLE[key];
   if (price === undefined) return undefined;
   const usd = (tokens.input * price.input + tokens.output * price.output + tokens.cacheRead * price.cacheRead + tokens.cacheWrite * price.cacheWrite) / 1_000_000;
+  return roundUsd(usd);
+}
+
+/** Costs are kept to a millionth of a dollar, however they were summed. */
+export function roundUsd(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
 }

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import type { Plan } from '../plan/index.js';
 import type { CheckResult } from './checks.js';
+import { SKIPPED_DIRS } from './work-fingerprint.js';
 
 export interface Fingerprint {
   sha256: string;
@@ -22,7 +23,6 @@ export interface ProtectedFiles {
 }
 
 /** Folders never walked for a protect glob: not the project's checks. */
-const SKIP = new Set(['.git', 'node_modules', '.ralph']);
 /** A protect glob that matches more than this is a mistake (protect: "**"), not a guard. */
 const MAX_FILES = 5_000;
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -69,7 +69,7 @@ function walk(cwd: string, from: string, into: string[]): void {
   for (const e of entries) {
     if (into.length > MAX_FILES) return;
     const rel = from === '' ? e.name : `${from}/${e.name}`;
-    if (e.isDirectory() && !SKIP.has(e.name)) walk(cwd, rel, into);
+    if (e.isDirectory() && !SKIPPED_DIRS.has(e.name)) walk(cwd, rel, into);
     else if (e.isFile()) into.push(rel);
   }
 }
@@ -124,9 +124,10 @@ export function fingerprintProtected(cwd: string, plan: Plan, extraGlobs: readon
       .map((f) => normalize(f).split(sep).join('/'))
       .filter((f) => commands.includes(f));
     for (const rel of named) {
-      if (fingerprint(join(cwd, rel)) === undefined) continue;
+      const print = fingerprint(join(cwd, rel));
+      if (print === undefined) continue;
       out.rules.push(`${rel}: listed in the <files> of "${task.name}" and run by a check`);
-      add(rel);
+      out.files[rel] = print;
     }
   }
   return out;

@@ -1,7 +1,7 @@
 // Receipts (docs/files.md#receipts): what each iteration took (time, tokens, cost) and what came
 // of it (the decision, the checks, the rejection), and per task what it took to first pass.
 import type { TokenUsage } from '../executors/types.js';
-import { estimateCost } from './price-table.js';
+import { estimateCost, roundUsd } from './price-table.js';
 import type { CheckResult } from './checks.js';
 import type { TaskState } from './task-checks.js';
 import type { IterationReceipt, TaskReceipt } from './types.js';
@@ -43,7 +43,7 @@ export function taskReceipts(tasks: readonly TaskState[], receipts: readonly Ite
     if (upTo === null) return { ...task, iterations: null, costUsd: null, costEstimated: false };
     const spent = receipts.filter((r) => r.iteration <= upTo);
     const unknown = spent.some((r) => r.costUsd === null);
-    const costUsd = unknown ? null : Math.round(spent.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) * 1e6) / 1e6;
+    const costUsd = unknown ? null : roundUsd(spent.reduce((sum, r) => sum + (r.costUsd ?? 0), 0));
     return { ...task, iterations: upTo, costUsd, costEstimated: spent.some((r) => r.costEstimated) };
   });
 }

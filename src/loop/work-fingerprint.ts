@@ -15,7 +15,7 @@ import { extractSection } from '../plan/index.js';
 const MAX_WALKED = 20_000;
 /** Bytes of file content hashed per fingerprint; past it, a file stands for itself by size and time. */
 const MAX_CONTENT_BYTES = 256 * 1024 * 1024;
-const SKIPPED_DIRS = new Set(['.git', RUN_FILES.root, 'node_modules']);
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', RUN_FILES.root, 'node_modules']);
 
 function run(cwd: string, args: string[], into: Hash): Promise<void> {
   return new Promise((resolve) => {
