@@ -54,7 +54,7 @@ export function limitPhrase(text: string): LimitPhrase | undefined {
 
 /** Whether `text` speaks of the API key's spend cap (fatal: docs/agents.md). */
 export function isSpendCap(text: string): boolean {
-  return LIMIT_PHRASES[0]!.pattern.test(text);
+  return LIMIT_PHRASES.some((p) => p.kind === 'spend_cap' && p.pattern.test(text));
 }
 
 /** The kind of limit a message speaks of, if any, and when it lifts; `now` anchors "resets 3am". */

@@ -5,8 +5,6 @@ import { limitEvent, limitFromPlainLine } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 
 const MAX_LINE = 4096;
-/** Every notice names a limit or an API error: lines without either are passed over unread. */
-const NOTICE = /limit|api error/gi;
 
 export class PlainLimits {
   private partial = '';
@@ -20,12 +18,6 @@ export class PlainLimits {
     const out: ExecutorEvent[] = [];
     let start = 0;
     for (;;) {
-      if (this.partial === '' && !this.skipping) {
-        // At a line start: the whole lines before the next one that could be a notice hold none.
-        NOTICE.lastIndex = start;
-        const m = NOTICE.exec(text);
-        start = Math.max(start, text.lastIndexOf('\n', m === null ? text.length - 1 : m.index) + 1);
-      }
       const nl = text.indexOf('\n', start);
       const piece = text.slice(start, nl === -1 ? text.length : nl);
       if (!this.skipping) {

@@ -33,4 +33,10 @@ describe('PlainLimits', () => {
       { numRuns: 200 },
     );
   });
+
+  // Claude Code's words for extra usage name neither a limit nor an API error: every line is read.
+  it("Claude Code's 'You're out of extra usage · resets 9pm' is a usage limit, in a chunk of its own", () => {
+    expect(kinds(["You're out of extra usage · resets 9pm\n"])).toEqual(['usage']);
+    expect(kinds(['working…\n', "You're out of extra usage · resets 9pm\n", 'bye\n'])).toEqual(['usage']);
+  });
 });
