@@ -176,6 +176,13 @@ function zoneToday(zone: string | undefined, now: number): { year: number; month
  * 3am", "You're out of extra usage · resets 9pm", "5-hour limit reached ∙ resets 12pm", "API
  * Error: 429 …" / "… (529) …"; Codex's "ERROR: You've hit your usage limit …".
  */
+/**
+ * A word every line limitFromPlainLine accepts holds: text mode passes over the lines without one
+ * unread (200 MB of output, docs/benchmarks.md). Kept beside the patterns below, which must each
+ * contain one of these words.
+ */
+export const PLAIN_NOTICE_HINT = /limit|extra usage|api error/gi;
+
 export function limitFromPlainLine(line: string, now: number = Date.now()): LimitMatch | undefined {
   const text = line.trim();
   const notice = /^(?:ERROR:\s*|■\s*|⎿\s*)?(?:you[’']ve hit your (?:[\w-]+ ){0,2}limit\b|you[’']re out of extra usage\b|(?:5-hour|weekly|session|daily|opus|sonnet) limit reached\b|Claude (?:AI )?usage limit reached\b)/i;

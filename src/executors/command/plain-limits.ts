@@ -1,7 +1,7 @@
 // Text mode: the usage- and rate-limit notices agent CLIs print as plain lines become `limit`
 // events (docs/agents.md, "Limits and errors"). Lines are held only until their end, and only up
 // to a bound; a longer line is no CLI notice.
-import { limitEvent, limitFromPlainLine } from '../../agents/limit-text.js';
+import { limitEvent, limitFromPlainLine, PLAIN_NOTICE_HINT as NOTICE } from '../../agents/limit-text.js';
 import type { ExecutorEvent } from '../types.js';
 
 const MAX_LINE = 4096;
@@ -18,6 +18,12 @@ export class PlainLimits {
     const out: ExecutorEvent[] = [];
     let start = 0;
     for (;;) {
+      if (this.partial === '' && !this.skipping) {
+        // At a line start: the whole lines before the next one that could be a notice hold none.
+        NOTICE.lastIndex = start;
+        const m = NOTICE.exec(text);
+        start = Math.max(start, text.lastIndexOf('\n', m === null ? text.length - 1 : m.index) + 1);
+      }
       const nl = text.indexOf('\n', start);
       const piece = text.slice(start, nl === -1 ? text.length : nl);
       if (!this.skipping) {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlainLimits } from '../../../src/executors/command/plain-limits.js';
+import { LIMIT_PHRASES, limitFromPlainLine } from '../../../src/agents/limit-text.js';
 
 const NOTICES = 'Claude AI usage limit reached|1767225600\nYou\'ve hit your limit · resets 3am\nAPI Error: 529 {"type":"overloaded_error"}\n';
 
@@ -38,5 +39,12 @@ describe('PlainLimits', () => {
   it("Claude Code's 'You're out of extra usage · resets 9pm' is a usage limit, in a chunk of its own", () => {
     expect(kinds(["You're out of extra usage · resets 9pm\n"])).toEqual(['usage']);
     expect(kinds(['working…\n', "You're out of extra usage · resets 9pm\n", 'bye\n'])).toEqual(['usage']);
+  });
+
+  // The pre-scan's words and the recognised notices are kept in step: no notice is passed over.
+  it('every phrase example that text mode recognises is found by PlainLimits as one line', () => {
+    const plain = LIMIT_PHRASES.map((p) => p.example).filter((e) => limitFromPlainLine(e) !== undefined);
+    expect(plain.length).toBeGreaterThan(3);
+    for (const line of plain) expect(kinds([`${line}\n`]), line).toHaveLength(1);
   });
 });
