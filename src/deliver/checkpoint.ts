@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commitPlanBranch, withFallbackIdentity } from '../batch/commit-plan-branch.js';
+import { branchHead, commitPlanBranch, withFallbackIdentity } from '../batch/commit-plan-branch.js';
 import type { RunLifecycle, RunLifecycleFactory } from '../loop/lifecycle.js';
 import { git } from '../util/git.js';
 
@@ -42,11 +42,7 @@ export type CheckpointTarget = { kind: 'worktree'; worktree: string; branch: str
 
 /** The branch head a side branch continues from: its own head when it exists (a resumed run), else the start. */
 export async function sideParent(repo: string, branch: string, start: string): Promise<string> {
-  try {
-    return await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
-  } catch {
-    return start;
-  }
+  return (await branchHead(repo, branch)) ?? start;
 }
 
 export function withCheckpoints(inner: RunLifecycleFactory | undefined, target: CheckpointTarget): RunLifecycleFactory {

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { BATCH_FILE, readBatchFile } from '../batch/batch-file.js';
 import { readRows } from '../batch/index-file.js';
+import { branchHead } from '../batch/commit-plan-branch.js';
 import { loadPlan } from '../plan/index.js';
 import { git } from '../util/git.js';
 
@@ -35,12 +36,7 @@ async function isBatchFolder(path: string): Promise<boolean> {
 }
 
 async function branchExists(repo: string, branch: string): Promise<boolean> {
-  try {
-    await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
-    return true;
-  } catch {
-    return false;
-  }
+  return (await branchHead(repo, branch)) !== null;
 }
 
 function ordered<T extends { id: string }>(items: T[], order: string[] | undefined, skipped: { id: string; reason: string }[]): T[] {

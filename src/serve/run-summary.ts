@@ -48,15 +48,9 @@ export interface RunSummary {
 
 const LIVE: Record<string, LiveState> = { starting: 'starting', running: 'running', waiting: 'waiting', verifying: 'verifying' };
 
-function tasksOf(status: unknown): TaskState[] | null {
-  const raw = (status as { tasks?: unknown } | undefined)?.tasks;
-  if (!Array.isArray(raw)) return null;
-  return raw.slice(0, 200).map((t: unknown) => {
-    const o = (typeof t === 'object' && t !== null ? t : {}) as Record<string, unknown>;
-    const name = typeof o.name === 'string' ? o.name : typeof t === 'string' ? t : '?';
-    const state = [o.state, o.status].find((v): v is string => typeof v === 'string') ?? (o.verified === true ? 'verified' : '?');
-    return { name: cutText(name, 300), state: cutText(state, 40) };
-  });
+// viewRun has checked STATUS.json's shape (each task a name and a status): only the length is bounded here.
+function tasksOf(status: RunView['status']): TaskState[] | null {
+  return status?.tasks?.slice(0, 200).map((t) => ({ name: cutText(t.name, 300), state: cutText(t.status, 40) })) ?? null;
 }
 
 export function summarize(key: string, batch: string | null, v: RunView, d: RunDigest, words: string | null = null): RunSummary {

@@ -68,7 +68,7 @@ export const APP_SCRIPT = String.raw`
   }
   function tasksText(r) {
     if (!r.tasks) return '';
-    var done = r.tasks.filter(function (t) { return /^(passing|verified|done|complete)$/.test(t.state); }).length;
+    var done = r.tasks.filter(function (t) { return t.state === 'passing'; }).length;
     return done + '/' + r.tasks.length + ' verified';
   }
   function lastTool(r) { return r.lastTool ? r.lastTool.label + ' · ' + dur(since(r.lastTool.at)) : ''; }
