@@ -237,11 +237,14 @@ export const APP_SCRIPT = String.raw`
     var controls = add(main, el('p'));
     var stop = add(controls, el('button', null, 'Stop after this iteration')); stop.id = 'stop'; stop.disabled = true;
     var stopMsg = add(controls, el('span', 'muted')); stopMsg.id = 'stop-message';
+    // Asked once, the button stays off (a summary that arrives before the answer does not turn it back on).
+    var asked = false;
     stop.onclick = function () {
+      asked = true;
       stop.disabled = true;
       fetch('/api/stop', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Ralph-Token': token }, body: JSON.stringify({ key: key }) })
         .then(function (r) { return r.json(); })
-        .then(function (a) { stopMsg.textContent = a.message; }, function () { stopMsg.textContent = 'could not ask'; stop.disabled = false; });
+        .then(function (a) { stopMsg.textContent = a.message; }, function () { stopMsg.textContent = 'could not ask'; asked = false; stop.disabled = false; });
     };
     add(main, el('h2', null, 'Timeline'));
     var timeline = add(main, table(['iteration', 'prompt', 'duration', 'cost', 'decision', 'checks', 'signals', 'tools', 'notes']));
@@ -280,7 +283,7 @@ export const APP_SCRIPT = String.raw`
       if (r.outcome) { fact('outcome', r.outcome, 'outcome'); fact('reason', r.reason, 'reason'); }
       else fact('health', r.why);
       var running = r.state !== 'done' && r.state !== 'dead';
-      if (!stopMsg.textContent) stop.disabled = !running;
+      stop.disabled = !running || asked;
       if (!running && filesFor !== r.state + r.outcome) { filesFor = r.state + r.outcome; loadFiles(); }
     });
     var drawDigest = scheduler(function () {
