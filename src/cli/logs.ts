@@ -17,7 +17,7 @@ export const registerLogs: RegisterCommand = (program, ctx) => {
     .command('logs')
     .description("a run's transcript: the agent's words, its tool calls, other output apart")
     .argument('[run]', 'a run id, or latest', 'latest')
-    .option('--cwd <dir>', 'working directory whose .ralph/runs to look in (default: the current directory)')
+    .option('--cwd <dir>', "a folder of the project whose runs to look in (default: the current directory; .ralph/ is at the project's root)")
     .option('--run-dir <dir>', 'a run directory to read directly (a batch plan\'s: .ralph/batches/<batch>/runs/<plan>)')
     .option('--iteration <n>', 'only this iteration', positiveInt('--iteration'))
     .option('-f, --follow', 'keep printing as the run goes on, until it ends')

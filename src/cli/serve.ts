@@ -20,7 +20,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     .option('--port <n>', `port on 127.0.0.1 (default ${DEFAULT_SERVE_PORT}; 0: any free port)`, wholeNumber('--port', { min: 0, max: 65535 }))
     .option('--open', 'open the page in the default browser')
     .option('--queue <url>', 'also show the workers of this Redis queue and the plans they run (docs/queue.md)')
-    .option('--cwd <dir>', 'working directory whose .ralph/ to show (default: the current directory)')
+    .option('--cwd <dir>', "a folder of the project whose .ralph/ to show (default: the current directory; .ralph/ is at the project's root)")
     .addHelpText('after', '\nThe page is for this machine only: it listens on 127.0.0.1 (use an SSH tunnel to watch from elsewhere).\nStop it with Ctrl+C.')
     .action(async (flags: ServeFlags) => {
       const { startServer } = await import('../serve/index.js');
