@@ -2,6 +2,7 @@
 // (`ralph batch --queue`) batches so both name and guard their folders the same way.
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { git } from '../util/git.js';
 import { pathExists } from '../util/path-exists.js';
 import { BATCH_FILE } from './batch-file.js';
 
@@ -12,23 +13,24 @@ export function batchIdAt(at: Date): string {
 }
 
 /**
- * The batch's folder: `out` resolved against `cwd`, or `.ralph/batches/<batchId>` with a `-2`, `-3`…
- * suffix (which then becomes part of the id) while that folder is taken. A folder that already
- * holds a batch is refused: that batch is continued with --resume, not overwritten.
+ * The batch's folder and id: `out` resolved against `cwd`, or `.ralph/batches/<batchId>`. While
+ * the folder (without `out`) or the id's branches `ralph/<batchId>/…` in `repo` are taken, a
+ * `-2`, `-3`… suffix is added to the id (and to the default folder): two batches started in the
+ * same second must not share branches, or the second would build on the first's work. A folder
+ * that already holds a batch is refused: that batch is continued with --resume, not overwritten.
  */
-export async function chooseBatchOut(cwd: string, out: string | undefined, batchId: string): Promise<{ out: string; batchId: string }> {
-  let dir: string;
+export async function chooseBatchOut(cwd: string, out: string | undefined, batchId: string, repo: string | null = null): Promise<{ out: string; batchId: string }> {
+  const base = resolve(cwd, '.ralph', 'batches');
+  const folder = (id: string): string => (out ? resolve(cwd, out) : join(base, id));
   let id = batchId;
-  if (out) {
-    dir = resolve(cwd, out);
-  } else {
-    const base = resolve(cwd, '.ralph', 'batches');
-    dir = join(base, id);
-    for (let n = 2; await pathExists(dir); n++) dir = join(base, `${batchId}-${n}`);
-    id = dir.slice(base.length + 1);
-  }
+  for (let n = 2; (!out && (await pathExists(folder(id)))) || (repo !== null && (await hasBatchBranches(repo, id))); n++) id = `${batchId}-${n}`;
+  const dir = folder(id);
   if (await pathExists(join(dir, BATCH_FILE))) {
     throw new UsageError(`${dir} already holds a batch`, `continue it with: ralph batch --resume ${dir}`);
   }
   return { out: dir, batchId: id };
+}
+
+async function hasBatchBranches(repo: string, batchId: string): Promise<boolean> {
+  return (await git(repo, ['for-each-ref', '--count=1', '--format=%(refname)', `refs/heads/ralph/${batchId}/`])) !== '';
 }

@@ -86,7 +86,7 @@ async function newBatch(options: BatchOptions, now: () => Date): Promise<BatchFi
   const plans = await resolvePlans(options.plans ?? [], options.cwd);
   const { isolate, repo } = await chooseIsolation(options.cwd, concurrency, options.isolate);
   const at = now();
-  const { out, batchId } = await chooseBatchOut(options.cwd, options.out, batchIdAt(at));
+  const { out, batchId } = await chooseBatchOut(options.cwd, options.out, batchIdAt(at), repo);
   const { base } = await preflight({ cwd: options.cwd, plans, exec: options.exec ?? {}, isolate, repo, allowDirty: options.allowDirty === true, batchId });
   const batchOptions = { concurrency, isolate, planTimeoutMs: options.planTimeoutMs ?? null, exec: options.exec ?? {} };
   return newBatchFile({ cwd: options.cwd, out, batchId, at, options: batchOptions, repo, base, plans });

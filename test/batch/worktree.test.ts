@@ -51,6 +51,16 @@ describe('worktree isolation', () => {
     expect(readFileSync(join(out, 'index.md'), 'utf8')).toMatch(new RegExp(`ralph/${summary.batchId}/a @ [0-9a-f]{12} / worktrees/a`));
   });
 
+  it('two batches started in the same second, each with its own --out, get their own branches', async () => {
+    const dir = repoWithPlans(['a']);
+    const fake = fakeRunner({});
+    const now = () => new Date('2026-03-04T05:06:07Z');
+    const first = await runBatch({ cwd: dir, plans: ['plans'], concurrency: 2, out: join(dir, 'one') }, { runPlan: fake.runPlan, now });
+    const second = await runBatch({ cwd: dir, plans: ['plans'], concurrency: 2, out: join(dir, 'two') }, { runPlan: fake.runPlan, now });
+    expect([first.batchId, second.batchId]).toEqual(['20260304-050607', '20260304-050607-2']);
+    expect(git(dir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/ralph/').split('\n')).toEqual(['ralph/20260304-050607-2/a', 'ralph/20260304-050607/a']);
+  });
+
   it('reuses the worktree for a retry', async () => {
     const dir = repoWithPlans(['a']);
     const fake = fakeRunner({ a: [{ outcome: 'off_rails' }, { outcome: 'complete' }] });
