@@ -1,6 +1,7 @@
 // A file that only grows (events.jsonl, findings.jsonl, a transcript), read from where the
 // last read stopped: each call returns the new bytes, at most `step` of them per call so a long
 // way behind is caught up in bounded pieces (the caller reads again while `behind`).
+import { LineSplitter } from '../executors/command/line-splitter.js';
 import { readRange } from './file-range.js';
 
 export class GrowingFile {
@@ -30,34 +31,28 @@ export class GrowingFile {
   }
 }
 
-/** Whole lines from a growing file; a torn last line waits for its end. Lines over `maxLine` are dropped. */
+/**
+ * Whole lines from a growing file; a torn last line waits for its end. Lines over `maxLine` bytes
+ * are dropped. Lines are cut as bytes and decoded whole, so a character split across two reads
+ * arrives intact.
+ */
 export class LineFollower {
   private readonly file: GrowingFile;
-  private partial = '';
-  private dropping = false;
+  private readonly lines: LineSplitter;
 
-  constructor(
-    path: string,
-    private readonly maxLine = 1024 * 1024,
-  ) {
-    this.file = new GrowingFile(path);
+  constructor(path: string, maxLine = 1024 * 1024, step?: number) {
+    this.file = new GrowingFile(path, step);
+    this.lines = new LineSplitter(maxLine);
   }
 
   /** Every whole line that arrived since the last call. */
   readLines(): string[] {
     const out: string[] = [];
     do {
-      const text = this.file.read().toString('utf8');
-      if (text === '') break;
-      const parts = (this.partial + text).split('\n');
-      this.partial = parts.pop() ?? '';
-      for (const p of parts) {
-        if (this.dropping) this.dropping = false;
-        else out.push(p);
-      }
-      if (this.partial.length > this.maxLine) {
-        this.partial = '';
-        this.dropping = true;
+      const bytes = this.file.read();
+      if (bytes.length === 0) break;
+      for (const item of this.lines.push(bytes)) {
+        if (item.kind === 'line') out.push(item.bytes.toString('utf8', 0, item.bytes.length - 1));
       }
     } while (this.file.behind);
     return out;
