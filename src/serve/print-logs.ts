@@ -52,7 +52,7 @@ export async function printLogs(paths: RunPaths, o: PrintLogsOptions, write: (s:
   const digest = emptyDigest();
   const events = new LineFollower(paths.events);
   const formatNow = () => {
-    foldLines(digest, events.readLines().join('\n'));
+    foldLines(digest, events.readLines());
     const f = digest.streamFormat ?? loadState(paths.state)?.settings?.streamFormat;
     return isStreamFormat(f) ? f : 'text';
   };

@@ -226,7 +226,7 @@ export class RepoWatch extends EventEmitter<Events> {
 
   private refresh(e: RunEntry): void {
     if (this.closed) return;
-    foldLines(e.digest, e.events.readLines().join('\n'));
+    foldLines(e.digest, e.events.readLines());
     const view = viewRun(e.paths, this.now());
     if (!view.state && !view.result && !view.status) return; // not a run yet
     const live = view.health === 'running' || view.health === 'stale';

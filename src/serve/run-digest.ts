@@ -203,9 +203,9 @@ export function foldEvent(d: RunDigest, e: Line): boolean {
 }
 
 /** Parses and folds whole lines; a line that is not JSON (a torn last write) is skipped. */
-export function foldLines(d: RunDigest, text: string): boolean {
+export function foldLines(d: RunDigest, lines: readonly string[]): boolean {
   let changed = false;
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     if (line.trim() === '') continue;
     try {
       const parsed = JSON.parse(line) as unknown;

@@ -89,8 +89,7 @@ export class RunFollower extends EventEmitter<Events> {
   private update(): void {
     if (this.closed) return;
     if (this.watchers.length < 2 && existsSync(this.paths.iterations)) this.watch(this.paths.iterations);
-    const lines = this.events.readLines();
-    if (foldLines(this.digest, lines.join('\n')) || this.digestSent === false) {
+    if (foldLines(this.digest, this.events.readLines()) || this.digestSent === false) {
       this.digestSent = true;
       this.emit('digest', this.digest);
     }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyDigest, foldLines } from '../../src/serve/run-digest.js';
 
 const usage = (iteration: number, total: number) => ({ type: 'usage', iteration, tokens: {}, costUsd: 0, totalCostUsd: total, totalTokens: {} });
-const lines = (events: object[]) => events.map((e) => JSON.stringify({ at: '2026-11-26T02:00:00.000Z', ...e })).join('\n');
+const lines = (events: object[]) => events.map((e) => JSON.stringify({ at: '2026-11-26T02:00:00.000Z', ...e }));
 
 describe('run digest', () => {
   it('builds one timeline row per iteration: prompt, decision, gate, cost, duration; and the last tool', () => {
@@ -22,7 +22,7 @@ describe('run digest', () => {
       { type: 'iteration-start', iteration: 2, maxIterations: 5, fresh: false, prompt: 'continue' },
     ]));
     // A torn last line is not an event; the rest of the iteration arrives later.
-    expect(foldLines(d, '{"type":"tool","iter')).toBe(false);
+    expect(foldLines(d, ['{"type":"tool","iter'])).toBe(false);
     foldLines(d, lines([
       { type: 'tool', iteration: 2, name: 'Edit', summary: 'src/a.ts', phase: 'call' },
       { type: 'tool', iteration: 2, name: 'Edit', summary: 'src/a.ts', phase: 'result' },
