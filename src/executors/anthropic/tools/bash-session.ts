@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
-import { listProcesses, stopProcesses } from '../../process-tree.js';
+import { findProcesses, listProcesses, stopProcesses } from '../../process-tree.js';
 import { BoundedOutput, DEFAULT_OUTPUT_LIMIT } from './bounded-output.js';
 import { pidNamespacePrefix } from './pid-namespace.js';
 import { trackGroup, untrackGroup } from './process-group.js';
@@ -126,7 +126,7 @@ export class BashSession {
     // Sandboxed: the shell sits at the end of the sandbox's own chain of processes (bubblewrap,
     // its proxy bridges), which cannot be told from what the shell started; all of it is kept,
     // and all of it ends with the shell (bubblewrap's --die-with-parent).
-    if (this.options.shell) return [pid, ...descendantsOf(pid)];
+    if (this.options.shell) return findProcesses({ roots: [pid] }).map((p) => p.pid);
     if (pidNamespacePrefix() === null) return [pid];
     return [pid, ...[...listProcesses().values()].filter((p) => p.ppid === pid).map((p) => p.pid)];
   }
@@ -281,15 +281,4 @@ export class BashSession {
     await this.stop();
     this.start();
   }
-}
-
-function descendantsOf(root: number): number[] {
-  const all = [...listProcesses().values()];
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
-    for (const p of all) if (p.ppid === parent) (found.push(p.pid), queue.push(p.pid));
-  }
-  return found;
 }

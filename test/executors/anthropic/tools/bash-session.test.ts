@@ -9,7 +9,7 @@ process.env.RALPH_NO_PID_NAMESPACE = '1';
 
 const sessions: BashSession[] = [];
 let scratch: { dir: string; cleanup: () => Promise<void> } | undefined;
-async function session(extra: { timeoutMs?: number; outputLimit?: number } = {}): Promise<BashSession> {
+async function session(extra: { timeoutMs?: number; outputLimit?: number; shell?: { program: string; args: string[]; env: Record<string, string> } } = {}): Promise<BashSession> {
   scratch = await scratchDir();
   const s = new BashSession({ cwd: scratch.dir, env: { PATH: process.env['PATH'] ?? '' }, timeoutMs: extra.timeoutMs ?? 5_000, ...extra });
   sessions.push(s);
@@ -69,6 +69,17 @@ describe('bash session', () => {
     await s.stop();
     await expect.poll(() => alive(child), { timeout: PATIENCE_MS }).toBe(false);
     await expect.poll(() => alive(-pgid), { timeout: PATIENCE_MS }).toBe(false);
+  });
+});
+
+describe('a shell started through a wrapper (as the sandbox starts it)', () => {
+  it('keeps the whole chain from the wrapper down to the shell as its own processes', async () => {
+    // `; :` keeps sh from exec'ing bash, so the wrapper stays a process of its own.
+    const s = await session({ shell: { program: 'sh', args: ['-c', 'bash --noprofile --norc; :'], env: {} } });
+    const inner = Number((await s.run('echo $$')).stdout.trim());
+    const wrapper = s.pid!;
+    expect(inner).not.toBe(wrapper);
+    expect(s.shellPids().sort()).toEqual([wrapper, inner].sort());
   });
 });
 
