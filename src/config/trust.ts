@@ -3,10 +3,11 @@
 // git refuses a repository owned by someone else (CVE-2022-24765): one owned by another user
 // (root excepted), or one that others can write, or that sits in a folder others can write, unless
 // the user listed its folder as safe (RALPH_SAFE_DIRS, or the user-level safe-dirs file).
-import { realpathSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { readRegularFileSync } from '../util/read-regular-file.js';
+import { realPath } from '../util/real-path.js';
 
 /** Who "the user" is; the process's own ids unless a test says otherwise. */
 export interface Identity {
@@ -37,14 +38,6 @@ function safeDirs(env: NodeJS.ProcessEnv): string[] {
   return [...listed, ...fromFile].map((d) => d.trim()).filter((d) => d !== '');
 }
 
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
 /** Others than `who` can write it: anyone (o+w), or a group that is not the user's own (g+w). */
 function othersCanWrite(stats: Stats, who: Identity): boolean {
   return (stats.mode & 0o002) !== 0 || ((stats.mode & 0o020) !== 0 && stats.gid !== who.gid);
@@ -63,8 +56,8 @@ export function distrust(file: string, fileStats: Stats, dirStats: Stats, env: N
   if (reasons.length === 0) return undefined;
   const listed = safeDirs(env);
   if (listed.includes('*')) return undefined;
-  const at = real(dir);
-  if (listed.some((d) => real(d) === at)) return undefined;
+  const at = realPath(dir);
+  if (listed.some((d) => realPath(d) === at)) return undefined;
   return reasons.join('; ');
 }
 

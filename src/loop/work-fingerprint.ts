@@ -6,9 +6,10 @@
 // (`ralph exec … > ralph.log`, `nohup.out`) — are left out: their growth is not the agent's work.
 import { execFile } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Stats } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { RUN_FILES } from '../contract.js';
+import { realPath } from '../util/real-path.js';
 import { extractSection } from '../plan/index.js';
 
 /** Outside a repository the tree is walked; past this many entries the rest is not looked at. */
@@ -51,17 +52,9 @@ interface OwnFiles {
   dirs: readonly string[];
 }
 
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
 function isOwn(path: string, own: OwnFiles): boolean {
   if (own.files.length === 0 && own.dirs.length === 0) return false;
-  const p = real(path);
+  const p = realPath(path);
   return own.files.includes(p) || own.dirs.some((d) => p === d || p.startsWith(d + sep));
 }
 
@@ -152,14 +145,14 @@ export async function workFingerprint(
   head: string | null,
   own: { files?: readonly string[]; dirs?: readonly string[] } = {},
 ): Promise<string> {
-  const mine: OwnFiles = { files: (own.files ?? []).map(real), dirs: (own.dirs ?? []).map(real) };
+  const mine: OwnFiles = { files: (own.files ?? []).map(realPath), dirs: (own.dirs ?? []).map(realPath) };
   const hash = createHash('sha256');
   hash.update(`progress\0${(planText !== undefined && extractSection(planText, 'Progress')) || ''}\0`);
   if (head !== null) {
     // HEAD, then tracked changes by content (staged or not) in the whole repository but ralph's
     // own files, then what is new and untracked.
     hash.update(`head\0${head}\0`);
-    const here = real(cwd);
+    const here = realPath(cwd);
     const excluded = [...mine.files, ...mine.dirs].map((p) => relative(here, p)).filter((p) => p !== '' && !isAbsolute(p));
     await run(cwd, ['diff', 'HEAD', '--binary', '--no-color', '--no-ext-diff', '--', ':/', ...excluded.map((p) => `:(exclude,literal)${p}`)], hash);
     await untracked(cwd, hash, mine, { bytes: MAX_CONTENT_BYTES });

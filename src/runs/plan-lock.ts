@@ -5,13 +5,14 @@
 // itself is guarded by a second such file, so two starts that find the same stale lock never
 // both win.
 import { createHash, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ralphDir } from './project-root.js';
 import { UsageError } from '../errors.js';
 import { ignoreEverythingIn } from './git-ignore.js';
 import { ralphAlive } from './liveness.js';
+import { realPath } from '../util/real-path.js';
 
 export const LOCKS_DIR = 'locks';
 
@@ -33,15 +34,6 @@ export interface PlanLock {
   holder: LockHolder;
   /** Removes the lock if it is still ours; safe to call more than once, synchronous (exit paths). */
   release(): void;
-}
-
-/** The path with its symbolic links resolved (as typed when it cannot be: it does not exist). */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }
 
 /**
