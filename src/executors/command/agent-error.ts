@@ -2,7 +2,7 @@
 // errors"): a refused key or a spent API budget is fatal, a usage or rate limit is a `limit` the
 // loop waits on, anything else is an error shown as a warning. The decoders only word the message
 // and say what the agent gave (its words, an HTTP status, an error code).
-import { isSpendCap, limitEvent, limitFromText, withTimes } from '../../agents/limit-text.js';
+import { isSpendCap, limitEvent, limitPhrase, withTimes } from '../../agents/limit-text.js';
 import type { ExecutorEvent, LimitKind } from '../types.js';
 import { WARNING_MAX, bounded } from './untrusted.js';
 
@@ -43,10 +43,15 @@ export function agentErrorEvents(e: AgentError): ExecutorEvent[] {
   return [{ type: 'error', message: e.message, ...status, limit: true }, limitEvent(withTimes({ kind }, e.text, e.now), e.message)];
 }
 
-/** The status decides the kind where it can (529 overloaded; 429 a rate limit unless the words say usage); else the words. */
+/**
+ * The status decides the kind where it can (529 overloaded; 429 a rate limit unless the words say
+ * usage); else the words. Only the kind: the times are read once, by the caller.
+ */
 function limitKind(e: AgentError): LimitKind | undefined {
   if (e.status !== undefined && FATAL_STATUSES.has(e.status)) return undefined;
-  const said = limitFromText(e.text, e.now)?.kind;
+  const phrase = limitPhrase(e.text)?.kind;
+  // A spend cap never reaches here (agentErrorEvents ends on it first); it is no limit to wait on.
+  const said = phrase === 'spend_cap' ? undefined : phrase;
   if (e.status === 529 || e.code === 'overloaded' || e.code === 'overloaded_error') return 'overloaded';
   if (e.status === 429 || e.code === 'rate_limit') return said === 'usage' ? 'usage' : 'rate';
   return said;
