@@ -23,6 +23,8 @@ export interface LimitPhrase {
   kind: LimitKind | 'spend_cap';
   /** The real wording, as the agent printed it (checked against docs/agents.md by the tests). */
   example: string;
+  /** A CLI's own notice, printed on a line of its own: text mode reads it (limitFromPlainLine). */
+  notice?: true;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -34,11 +36,11 @@ const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 
 export const LIMIT_PHRASES: readonly LimitPhrase[] = [
   // The API key's monthly spend cap: no wait within a night lifts it (Anthropic's 400 invalid_request_error).
   { agent: 'any', kind: 'spend_cap', pattern: /\breached your specified API usage limits\b/i, example: 'You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC.' },
-  { agent: 'Codex', kind: 'usage', pattern: /\byou[’']ve hit your usage limit\b/i, example: 'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 7:33 PM.' },
-  { agent: 'Claude Code', kind: 'usage', pattern: /\byou[’']ve hit your (?:[\w-]+ ){0,2}limit\b/i, example: "You've hit your session limit · resets 8:03pm (UTC)" },
-  { agent: 'Claude Code', kind: 'usage', pattern: /\byou[’']re out of extra usage\b/i, example: "You're out of extra usage · resets 9pm" },
-  { agent: 'Claude Code', kind: 'usage', pattern: /\b(?:5-hour|weekly|session|daily|opus|sonnet) limit reached\b/i, example: '5-hour limit reached ∙ resets 12pm' },
-  { agent: 'Claude Code', kind: 'usage', pattern: /\bClaude (?:AI )?usage limit reached\b/i, example: 'Claude usage limit reached. Your limit will reset at 12am.' },
+  { agent: 'Codex', kind: 'usage', pattern: /\byou[’']ve hit your usage limit\b/i, notice: true, example: 'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 7:33 PM.' },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\byou[’']ve hit your (?:[\w-]+ ){0,2}limit\b/i, notice: true, example: "You've hit your session limit · resets 8:03pm (UTC)" },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\byou[’']re out of extra usage\b/i, notice: true, example: "You're out of extra usage · resets 9pm" },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\b(?:5-hour|weekly|session|daily|opus|sonnet) limit reached\b/i, notice: true, example: '5-hour limit reached ∙ resets 12pm' },
+  { agent: 'Claude Code', kind: 'usage', pattern: /\bClaude (?:AI )?usage limit reached\b/i, notice: true, example: 'Claude usage limit reached. Your limit will reset at 12am.' },
   { agent: 'Gemini CLI', kind: 'usage', pattern: /\bexhausted your (?:[\w-]+ ){0,2}quota\b/i, example: '[API Error: You have exhausted your daily quota on this model.]' },
   { agent: 'Gemini CLI', kind: 'usage', pattern: /\bRESOURCE_EXHAUSTED\b|\bTerminalQuotaError\b/, example: 'RESOURCE_EXHAUSTED' },
   { agent: 'opencode', kind: 'usage', pattern: /\bexceeded your current quota\b|\binsufficient_quota\b/i, example: 'You exceeded your current quota, please check your plan and billing details.' },
@@ -169,25 +171,32 @@ function zoneToday(zone: string | undefined, now: number): { year: number; month
 }
 
 /**
- * A limit in a line an agent CLI printed in plain text mode. Stricter than limitFromText, since in
- * text mode the agent's own words are read too and may mention limits in passing: only the CLIs'
- * own notices count, each a whole line — Claude Code's "Claude AI usage limit reached|<epoch>",
- * "Claude usage limit reached. Your limit will reset at 3am", "You've hit your limit · resets
- * 3am", "You're out of extra usage · resets 9pm", "5-hour limit reached ∙ resets 12pm", "API
- * Error: 429 …" / "… (529) …"; Codex's "ERROR: You've hit your usage limit …".
- */
-/**
  * A word every line limitFromPlainLine accepts holds: text mode passes over the lines without one
- * unread (200 MB of output, docs/benchmarks.md). Kept beside the patterns below, which must each
- * contain one of these words.
+ * unread (200 MB of output, docs/benchmarks.md). Kept beside the notices (LIMIT_PHRASES' `notice`
+ * rows and API_ERROR below), which must each contain one of these words.
  */
 export const PLAIN_NOTICE_HINT = /limit|extra usage|api error/gi;
 
+/** The usage notices of LIMIT_PHRASES, at the start of a line (after Codex's "ERROR:" or a TUI's bullet). */
+const PLAIN_NOTICE = new RegExp(
+  `^(?:ERROR:\\s*|■\\s*|⎿\\s*)?(?:${LIMIT_PHRASES.filter((p) => p.notice && p.kind === 'usage')
+    .map((p) => p.pattern.source)
+    .join('|')})`,
+  'i',
+);
+const API_ERROR = /^(?:ERROR:\s*)?API Error:?.*?\b(429|529)\b/i;
+
+/**
+ * A limit in a line an agent CLI printed in plain text mode. Stricter than limitFromText, since in
+ * text mode the agent's own words are read too and may mention limits in passing: only the CLIs'
+ * own notices count, each a whole line — the `notice` rows of LIMIT_PHRASES (Claude Code's "Claude
+ * AI usage limit reached|<epoch>", "You've hit your limit · resets 3am", …; Codex's "ERROR:
+ * You've hit your usage limit …") and "API Error: 429 …" / "… (529) …".
+ */
 export function limitFromPlainLine(line: string, now: number = Date.now()): LimitMatch | undefined {
   const text = line.trim();
-  const notice = /^(?:ERROR:\s*|■\s*|⎿\s*)?(?:you[’']ve hit your (?:[\w-]+ ){0,2}limit\b|you[’']re out of extra usage\b|(?:5-hour|weekly|session|daily|opus|sonnet) limit reached\b|Claude (?:AI )?usage limit reached\b)/i;
-  if (notice.test(text)) return withTimes({ kind: 'usage' }, text, now);
-  const api = /^(?:ERROR:\s*)?API Error:?.*?\b(429|529)\b/i.exec(text);
+  if (PLAIN_NOTICE.test(text)) return withTimes({ kind: 'usage' }, text, now);
+  const api = API_ERROR.exec(text);
   if (api) {
     const found = limitFromText(text, now);
     const kind = api[1] === '529' ? 'overloaded' : found?.kind === 'usage' ? 'usage' : 'rate';
