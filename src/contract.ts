@@ -202,6 +202,17 @@ export const HOOKS = {
   timeoutMs: 60_000,
   /** An `after_iteration` hook exiting with this code stops the run after that iteration. */
   stopExitCode: 3,
+  /**
+   * Whether an interrupted run stops the hook (and skips the ones not yet started). on_outcome
+   * runs to its end: it reports the interruption.
+   */
+  interruptible: {
+    before_iteration: true,
+    after_iteration: true,
+    on_outcome: false,
+    after_plan: true,
+    after_batch: true,
+  } satisfies Record<HookName, boolean>,
 } as const;
 
 /**

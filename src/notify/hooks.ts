@@ -28,11 +28,9 @@ export class HookRunner {
     return (this.hooks[hook]?.length ?? 0) > 0;
   }
 
-  /**
-   * Runs the hook's commands in order; resolves to a stop reason when one asks the run to stop.
-   * `interruptible`: an interrupted run stops it (not on_outcome, which reports the interruption).
-   */
-  async run(call: HookCall, interruptible = true): Promise<string | undefined> {
+  /** Runs the hook's commands in order; resolves to a stop reason when one asks the run to stop. */
+  async run(call: HookCall): Promise<string | undefined> {
+    const interruptible = HOOKS.interruptible[call.hook];
     let stop: string | undefined;
     for (const [i, command] of (this.hooks[call.hook] ?? []).entries()) {
       if (interruptible && this.options.signal?.aborted) break;

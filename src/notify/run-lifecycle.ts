@@ -66,7 +66,7 @@ export function createRunLifecycle(settings: LifecycleSettings): RunLifecycleFac
       });
     }
     const call = (hook: HookName, extraEnv: Record<string, string>, payload: Record<string, unknown>) =>
-      hooks.run({ hook, cwd: facts.cwd, env: { ...runFactsEnv(facts), ...extraEnv }, payload: { ...facts, ...payload } }, hook !== 'on_outcome');
+      hooks.run({ hook, cwd: facts.cwd, env: { ...runFactsEnv(facts), ...extraEnv }, payload: { ...facts, ...payload } });
     return {
       async beforeIteration(iteration) {
         if (hooks.has('before_iteration')) await call('before_iteration', { RALPH_ITERATION: String(iteration) }, { iteration });

@@ -140,6 +140,18 @@ describe('hooks', () => {
     expect(warnings).toEqual([expect.stringMatching(/^before_iteration hook was stopped: the run was interrupted; stopped \d processes: /)]);
   });
 
+  it('an interrupted run skips its iteration hooks but still runs on_outcome, which reports the interruption', async () => {
+    const { dir, facts, bus, warnings } = setup();
+    const record = script(dir, 'record.sh', 'echo "$RALPH_HOOK" >> hooks.txt');
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const life = createRunLifecycle({ hooks: { before_iteration: [{ run: record }], on_outcome: [{ run: record }] }, targets: [], redact: (s) => s, signal: interrupt.signal })(facts, bus);
+    await life.beforeIteration(1);
+    await life.end(result);
+    expect(readFileSync(join(dir, 'hooks.txt'), 'utf8')).toBe('on_outcome\n');
+    expect(warnings).toEqual([]);
+  });
+
   it('an after_iteration hook exiting 3 asks the run to stop, with its last line as the reason', async () => {
     const { dir, facts, bus, warnings } = setup();
     const budget = script(dir, 'budget.sh', 'echo "checking"; echo "budget of \\$40 spent"; exit 3');
