@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, closeBrowser, launchBrowser, openPage, poll } from './helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage } from '../helpers/browser.js';
+import { poll } from './helpers.js';
 import { startServeCli } from './serve-cli.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
 

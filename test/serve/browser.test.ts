@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { browserAvailable, closeBrowser, launchBrowser, openPage, ScriptedRun, poll } from './helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage } from '../helpers/browser.js';
+import { ScriptedRun, poll } from './helpers.js';
 
 const RUNS = await browserAvailable('the ralph serve browser tests');
 const ROOT = resolve(import.meta.dirname, '../..');

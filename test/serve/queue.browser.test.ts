@@ -6,7 +6,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { killQuietly, killStarted, processesMentioning, ralph, until, workspace, type Workspace } from '../queue/helpers.js';
-import { browserAvailable, closeBrowser, launchBrowser, openPage, poll } from './helpers.js';
+import { browserAvailable, closeBrowser, launchBrowser, openPage } from '../helpers/browser.js';
+import { poll } from './helpers.js';
 import { startServeCli, type ServeProc } from './serve-cli.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
 

@@ -1,38 +1,16 @@
 // The html report in a real headless Chromium: filters and search work, and nothing an agent
-// wrote runs. The browser is found through RALPH_CHROMIUM or PATH (chromium, chromium-browser,
-// google-chrome). Where none is found or none starts, the suite skips loudly; under .ci/run,
-// which installs Debian's chromium, it fails instead.
-import { readdirSync, readFileSync } from 'node:fs';
+// wrote runs. The browser is test/helpers/browser.ts's (skipped loudly where none starts; a
+// failure under .ci/run, which installs Debian's chromium).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, renderHtml } from '../../../src/findings/report/index.js';
 import { BASIC, MALICIOUS, writeManyRuns } from './helpers.js';
-import { isRunning as alive } from '../../helpers/processes.js';
-import { findProgram, systemDepAvailable } from '../../helpers/system-deps.js';
-import { PATIENCE_MS } from '../../helpers/patience.js';
-
-// An inert switch that lets the test find the browser's processes to check they all ended.
-const MARKER = `--ralph-report-test=${randomUUID()}`;
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', MARKER];
-const CHROMIUM = findProgram('RALPH_CHROMIUM', ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']);
-const HINT = 'Install a browser (Debian: apt-get install chromium) or point RALPH_CHROMIUM at one; .ci/run installs it.';
-
-async function startProblem(): Promise<string | undefined> {
-  if (CHROMIUM === undefined) return process.env.RALPH_CHROMIUM ? `RALPH_CHROMIUM=${process.env.RALPH_CHROMIUM} is not an executable file` : 'no chromium on PATH and RALPH_CHROMIUM not set';
-  try {
-    const probe = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: PATIENCE_MS });
-    await probe.close();
-    return undefined;
-  } catch (error) {
-    return `${CHROMIUM} did not start (${String((error as Error).message).split('\n')[0]})`;
-  }
-}
-const BROWSER_RUNS = systemDepAvailable('the real-browser report test', await startProblem(), HINT);
+import { browserAvailable, closeBrowser, launchBrowser, openPage } from '../../helpers/browser.js';
+const BROWSER_RUNS = await browserAvailable('the real-browser report test');
 
 let browser: Browser;
 let tmp = '';
@@ -55,44 +33,16 @@ beforeAll(async () => {
   const big = join(tmp, 'big.html');
   await writeFile(big, renderHtml(await buildReport({ runsDir: bigRuns })));
   bigUrl = pathToFileURL(big).href;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
   if (!BROWSER_RUNS) return;
-  const pids = browserPids();
-  await browser?.close();
-  await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: PATIENCE_MS, interval: 100 });
+  await closeBrowser(browser);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-interface Watched {
-  page: Page;
-  dialogs: string[];
-  requests: string[];
-  errors: string[];
-}
-
-async function open(url: string): Promise<Watched> {
-  const page = await browser.newPage();
-  const w: Watched = { page, dialogs: [], requests: [], errors: [] };
-  page.on('dialog', (d) => {
-    w.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  page.on('request', (r) => w.requests.push(r.url()));
-  page.on('pageerror', (e) => w.errors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') w.errors.push(m.text());
-  });
-  // A string, not a function: this file is compiled without DOM types.
-  await page.addInitScript(`
-    window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-  `);
-  await page.goto(url, { waitUntil: 'load' });
-  return w;
-}
+const open = (url: string) => openPage(browser, url);
 
 const visibleRows = (page: Page) => page.locator('#findings-table tbody tr:visible');
 
@@ -193,34 +143,3 @@ describe.skipIf(!BROWSER_RUNS)('html report of many findings in Chromium', () =>
     await page.close();
   });
 });
-
-/** The browser process (found by MARKER) and all its descendants. */
-function browserPids(): number[] {
-  const parent = new Map<number, number>();
-  const roots: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(MARKER)) roots.push(pid);
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      parent.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // exited while we looked
-    }
-  }
-  expect(roots.length).toBeGreaterThan(0);
-  const all = new Set(roots);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, ppid] of parent) {
-      if (!all.has(pid) && all.has(ppid)) {
-        all.add(pid);
-        grew = true;
-      }
-    }
-  }
-  return [...all];
-}
-
