@@ -4,6 +4,7 @@
 // keeps a bounded digest (the newest rows of each list), never the events themselves.
 import { toolLabel } from '../ui/tool-label.js';
 import { cutText } from './transcript-items.js';
+import { parseObject } from '../executors/command/untrusted.js';
 
 export interface IterationRow {
   iteration: number;
@@ -206,12 +207,12 @@ export function foldEvent(d: RunDigest, e: Line): boolean {
 export function foldLines(d: RunDigest, lines: readonly string[]): boolean {
   let changed = false;
   for (const line of lines) {
-    if (line.trim() === '') continue;
+    const event = parseObject(line);
+    if (!event) continue;
     try {
-      const parsed = JSON.parse(line) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) changed = foldEvent(d, parsed as Line) || changed;
+      changed = foldEvent(d, event) || changed;
     } catch {
-      // not a whole event
+      // a field an agent made unreadable as text ({"toString": 1}): the event is passed over
     }
   }
   return changed;

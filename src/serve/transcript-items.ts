@@ -7,7 +7,7 @@
 import { LineSplitter } from '../executors/command/line-splitter.js';
 import { decoderFor, newFormatMemory } from '../executors/command/formats.js';
 import type { StreamDecoder } from '../executors/command/stream-decoder.js';
-import { asObject } from '../executors/command/untrusted.js';
+import { parseObject } from '../executors/command/untrusted.js';
 import type { StreamFormat } from '../loop/types.js';
 import { STREAM_FORMATS } from '../contract.js';
 import { stripControl } from '../ui/sanitize.js';
@@ -67,12 +67,7 @@ export class TranscriptReader {
   }
 
   private decode(text: string, out: TranscriptItem[]): void {
-    let event: ReturnType<typeof asObject>;
-    try {
-      event = asObject(JSON.parse(text));
-    } catch {
-      event = undefined;
-    }
+    const event = parseObject(text);
     // stderr shares the log with the JSON lines: shown as it is.
     if (!event) {
       if (text.trim() !== '') out.push({ kind: 'output', text: clean(text) });

@@ -43,4 +43,10 @@ describe('run digest', () => {
     expect(d.findings[0]!.title).toBe('<b>x</b>');
     expect([d.outcome, d.reason]).toEqual(['complete', 'accepted']);
   });
+
+  it('passes over lines that are not events, and events whose fields cannot be read as text', () => {
+    const d = emptyDigest();
+    expect(foldLines(d, ['', '[1,2]', 'not json', '{"type":"warning","message":{"toString":1}}', '{"type":"warning","message":"kept"}'])).toBe(true);
+    expect(d.lastWarnings).toEqual(['kept']);
+  });
 });

@@ -4,7 +4,7 @@
 import type { ExecutorEvent } from '../types.js';
 import { LineSplitter, type SplitItem } from './line-splitter.js';
 import type { StreamDecoder } from './stream-decoder.js';
-import { WARNING_MAX, asObject, bounded, oneLine } from './untrusted.js';
+import { WARNING_MAX, bounded, oneLine, parseObject } from './untrusted.js';
 
 /** A JSON event line longer than this is dropped (tool results can carry whole files). */
 export const MAX_JSON_LINE_BYTES = 16 * 1024 * 1024;
@@ -57,12 +57,7 @@ export class JsonEventStream {
   private decodeLine(bytes: Buffer, out: ExecutorEvent[]): void {
     const text = bytes.toString('utf8').trim();
     if (text === '') return;
-    let event: ReturnType<typeof asObject>;
-    try {
-      event = asObject(JSON.parse(text));
-    } catch {
-      event = undefined;
-    }
+    const event = parseObject(text);
     if (!event) {
       if (!this.warnedNotJson) {
         this.warnedNotJson = true;

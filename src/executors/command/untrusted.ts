@@ -7,6 +7,15 @@ export function asObject(value: unknown): JsonObject | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
+/** A line of JSON holding an object; undefined for anything else (not JSON, a torn line, an array). */
+export function parseObject(text: string): JsonObject | undefined {
+  try {
+    return asObject(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
 export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
