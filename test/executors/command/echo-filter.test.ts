@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EchoFilter } from '../../../src/executors/command/echo-filter.js';
+import { cutInto } from './helpers.js';
 
 const PROMPT = '# How ralph runs this plan\n\nPrint ###PLAN_COMPLETE### when done.\n```\n<observation type="blocker">\n```\nStart with the first task.\n';
 
@@ -32,14 +33,7 @@ describe('EchoFilter', () => {
     const stream = `a\n${PROMPT}b\n###PLAN_COMPLETE###\n`;
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 20 }), (cuts) => {
-        const chunks: string[] = [];
-        let at = 0;
-        for (const c of cuts) {
-          if (at >= stream.length) break;
-          chunks.push(stream.slice(at, at + c));
-          at += c;
-        }
-        if (at < stream.length) chunks.push(stream.slice(at));
+        const chunks = cutInto(stream, cuts);
         const out = run(PROMPT, chunks);
         expect(out.log).toBe(PROMPT);
         expect(out.text).toBe('a\nb\n###PLAN_COMPLETE###\n');

@@ -8,6 +8,19 @@ import { isRunning } from '../../helpers/processes.js';
 export const AGENTS = fileURLToPath(new URL('../../fixtures/agents/', import.meta.url));
 export const STREAMS = fileURLToPath(new URL('../../fixtures/streams/', import.meta.url));
 
+/** `stream` cut into pieces of the lengths in `cuts` (a property test's arbitrary), the rest as one last piece. */
+export function cutInto(stream: string, cuts: number[]): string[] {
+  const chunks: string[] = [];
+  let at = 0;
+  for (const c of cuts) {
+    if (at >= stream.length) break;
+    chunks.push(stream.slice(at, at + c));
+    at += c;
+  }
+  if (at < stream.length) chunks.push(stream.slice(at));
+  return chunks;
+}
+
 export function streamFixture(name: string): Buffer {
   return readFileSync(`${STREAMS}${name}`);
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlainLimits } from '../../../src/executors/command/plain-limits.js';
 import { LIMIT_PHRASES, limitFromPlainLine } from '../../../src/agents/limit-text.js';
+import { cutInto } from './helpers.js';
 
 const NOTICES = 'Claude AI usage limit reached|1767225600\nYou\'ve hit your limit · resets 3am\nAPI Error: 529 {"type":"overloaded_error"}\n';
 
@@ -21,14 +22,7 @@ describe('PlainLimits', () => {
     const stream = `intro line\nlimit of patience\n${NOTICES}tail without end`;
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 30 }), { maxLength: 30 }), (cuts) => {
-        const chunks: string[] = [];
-        let at = 0;
-        for (const c of cuts) {
-          if (at >= stream.length) break;
-          chunks.push(stream.slice(at, at + c));
-          at += c;
-        }
-        if (at < stream.length) chunks.push(stream.slice(at));
+        const chunks = cutInto(stream, cuts);
         expect(kinds(chunks)).toEqual(['usage', 'usage', 'overloaded']);
       }),
       { numRuns: 200 },
