@@ -1,4 +1,3 @@
 export { AGENT_PRESETS, type AgentSpec } from './presets.js';
 export { resolveAgent, type ResolvedAgent } from './resolve-agent.js';
 export { formatFromCommand } from './detect-format.js';
-export { limitFromText, resetTime, retryAfter, type LimitMatch } from './limit-text.js';

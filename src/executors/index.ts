@@ -28,4 +28,4 @@ export async function createExecutor(config: RunConfig, env: NodeJS.ProcessEnv, 
   }
 }
 
-export type { Executor, ExecutorEvent, ExecutorRunOptions, Prompt, TokenUsage } from './types.js';
+export type { Executor } from './types.js';

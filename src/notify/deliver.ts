@@ -19,10 +19,10 @@ export class DeliveryError extends Error {
   }
 }
 
-export const SIGNATURE_HEADER = 'x-ralph-signature-256';
+const SIGNATURE_HEADER = 'x-ralph-signature-256';
 
 /** The request a target gets for a payload: body and headers. */
-export function requestFor(target: Exclude<Target, { kind: 'command' }>, payload: NotificationPayload): { body: string; headers: Record<string, string> } {
+function requestFor(target: Exclude<Target, { kind: 'command' }>, payload: NotificationPayload): { body: string; headers: Record<string, string> } {
   const common = { 'user-agent': `ralph/${packageVersion()}`, 'x-ralph-event': payload.event };
   switch (target.kind) {
     case 'webhook': {
@@ -72,7 +72,7 @@ export async function deliverOnce(target: Target, payload: NotificationPayload, 
 }
 
 /** The facts of a payload as environment variables for a command target (and hooks). */
-export function payloadEnv(p: NotificationPayload): Record<string, string> {
+function payloadEnv(p: NotificationPayload): Record<string, string> {
   const env: Record<string, string> = { RALPH_EVENT: p.event, RALPH_SUMMARY_TEXT: p.summary };
   const put = (name: string, v: string | number | null | undefined) => {
     if (v !== null && v !== undefined) env[name] = String(v);

@@ -31,16 +31,16 @@ export interface LifecycleSettings {
   signal?: AbortSignal;
 }
 
-export function runFactsEnv(facts: RunFacts): Record<string, string> {
+function runFactsEnv(facts: RunFacts): Record<string, string> {
   return { RALPH_RUN_ID: facts.runId, RALPH_RUN_DIR: facts.runDir, RALPH_PLAN: facts.planPath, RALPH_PLAN_ID: facts.plan, RALPH_CWD: facts.cwd };
 }
 
-export function runPayload(event: NotificationPayload['event'], facts: RunFacts, at: Date): NotificationPayload {
+function runPayload(event: NotificationPayload['event'], facts: RunFacts, at: Date): NotificationPayload {
   return { ...basePayload(event, at, facts.cwd), plan: facts.plan, planPath: facts.planPath, runId: facts.runId, runDir: facts.runDir };
 }
 
 /** ended (and blocked before it) from a result. */
-export function endedPayloads(facts: RunFacts, result: RunResult, at: Date): NotificationPayload[] {
+function endedPayloads(facts: RunFacts, result: RunResult, at: Date): NotificationPayload[] {
   const fill = (p: NotificationPayload) =>
     withSummary({ ...p, outcome: result.outcome, exitCode: result.exitCode, reason: result.reason, iterations: result.iterations, costUsd: result.costUsd, tasksVerified: result.tasksVerified ?? null, prUrl: result.prUrl });
   const out = [fill(runPayload('ended', facts, at))];

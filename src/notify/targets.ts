@@ -17,7 +17,7 @@ export type Target = Filter & { label: string } & (
   );
 
 /** A command target's default bound; a hook's is HOOKS.timeoutMs. */
-export const COMMAND_TARGET_TIMEOUT_MS = 30_000;
+const COMMAND_TARGET_TIMEOUT_MS = 30_000;
 
 const ALL: Filter = { events: NOTIFY_EVENTS, outcomes: null };
 

@@ -340,7 +340,7 @@ function isDir(p: string): boolean {
   }
 }
 
-export function readJson(path: string): Record<string, unknown> | undefined {
+function readJson(path: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(readRegularFileSync(path, 16 * 1024 * 1024).toString('utf8')) as unknown;
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;

@@ -98,7 +98,7 @@ function row(d: RunDigest, iteration: number): IterationRow {
 const costAtStart = new WeakMap<IterationRow, number | null>();
 
 /** Folds one events.jsonl line (parsed) into the digest. Returns true when it changed anything. */
-export function foldEvent(d: RunDigest, e: Line): boolean {
+function foldEvent(d: RunDigest, e: Line): boolean {
   const it = num(e.iteration);
   switch (e.type) {
     case 'run-start':

@@ -12,7 +12,7 @@ import { emptyDigest, foldLines, type RunDigest } from './run-digest.js';
 import { isStreamFormat, TranscriptReader, type TranscriptItem } from './transcript-items.js';
 
 /** How much of a transcript is shown when a page opens it, and read per change at most. */
-export const TAIL_BYTES = 64 * 1024;
+const TAIL_BYTES = 64 * 1024;
 /** Behind by more than this, the follower skips to the last TAIL_BYTES (with a note). */
 const CATCH_UP_BYTES = 512 * 1024;
 

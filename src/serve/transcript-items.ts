@@ -24,9 +24,9 @@ export interface TranscriptItem {
 }
 
 /** A JSON event line longer than this is not decoded (tool results can carry whole files). */
-export const MAX_LINE_BYTES = 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
 /** What one item shows at most. */
-export const MAX_ITEM_CHARS = 4000;
+const MAX_ITEM_CHARS = 4000;
 
 export function cutText(text: string, max = MAX_ITEM_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)} … (${text.length - max} more characters)`;

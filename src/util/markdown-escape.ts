@@ -45,7 +45,7 @@ export function markdownFence(text: string, info = ''): string {
 }
 
 /** Longest URL made a link; a longer one is not a PR link anyone wrote by hand. */
-export const MAX_URL_CHARS = 2_000;
+const MAX_URL_CHARS = 2_000;
 /** What a strict URL's normalised text may hold after its host: unreserved characters,
  *  percent-escapes and the delimiters of paths, queries and fragments. Nothing that means
  *  anything in a Markdown link or table ( ( ) [ ] < > | ` \ " ' ! * space ). */
@@ -68,7 +68,7 @@ export function strictUrl(raw: unknown): URL | null {
 }
 
 /** The forge whose pull requests are labelled just "PR"; another host's are labelled by host. */
-export const FORGE_HOST = 'github.com';
+const FORGE_HOST = 'github.com';
 
 /** How a PR link is labelled: "PR" on the forge, else its host. */
 export function prLabel(url: URL): string {

@@ -69,14 +69,6 @@ export async function readRegularFile(path: string, maxBytes = Infinity): Promis
   }
 }
 
-/** Thrown for a file with more than one hard link where only a file of its own is read. */
-export class SharedFileError extends Error {
-  readonly code = 'ENLINK';
-  constructor(readonly path: string) {
-    super(`${path} has more than one hard link`);
-  }
-}
-
 /**
  * The first `maxBytes` of a file an agent wrote in the working directory (a signal file), only
  * when it is a regular file of its own there: not a symlink (O_NOFOLLOW), not a hard link to a

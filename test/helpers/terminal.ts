@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import xterm from '@xterm/headless';
 import { findProgram, systemDepAvailable } from './system-deps.js';
 
-export const SCRIPT = findProgram('RALPH_SCRIPT', ['script']);
+const SCRIPT = findProgram('RALPH_SCRIPT', ['script']);
 export const ptyAvailable = (): boolean =>
   systemDepAvailable('a pseudo-terminal (util-linux `script`)', SCRIPT ? undefined : 'no `script` on PATH', 'Install it: apt-get install bsdutils (Debian) or util-linux.');
 

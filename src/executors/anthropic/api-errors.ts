@@ -26,7 +26,7 @@ export type RequestFailure =
 // The API words this as "prompt is too long: N tokens > M maximum"; the rest are defensive.
 const CONTEXT_PATTERN = /prompt is too long|context window|context length|input is too long|too many (input )?tokens/i;
 
-export function isContextOverflow(e: unknown): boolean {
+function isContextOverflow(e: unknown): boolean {
   if (e instanceof ContentTooLargeError) return true;
   if (!(e instanceof BadRequestError)) return false;
   return CONTEXT_PATTERN.test(e.apiMessage ?? e.message);

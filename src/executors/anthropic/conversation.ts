@@ -14,7 +14,7 @@ import type {
 import type { Prompt } from '../types.js';
 import { INTERRUPTED_TOOL } from './notes.js';
 
-export const EPHEMERAL = { type: 'ephemeral' } as const;
+const EPHEMERAL = { type: 'ephemeral' } as const;
 export const MAX_CACHE_BREAKPOINTS = 4;
 
 type CacheableBlock = ContentBlockParam & { cache_control?: unknown };

@@ -4,7 +4,7 @@
 // handed back to the SDK marked "do not retry", and the executor reports it as a limit.
 
 /** Retry-afters up to this long are left to the SDK's own quiet retries. */
-export const SDK_RETRY_AFTER_MAX_MS = 60_000;
+const SDK_RETRY_AFTER_MAX_MS = 60_000;
 
 /** How long the response asks to wait, in ms (retry-after-ms, retry-after seconds or date). */
 export function retryAfterMs(headers: Pick<Headers, 'get'> | undefined, now = Date.now()): number | undefined {

@@ -34,7 +34,7 @@ export function asCost(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
-export const SUMMARY_MAX = 200;
+const SUMMARY_MAX = 200;
 export const ERROR_MAX = 2_000;
 export const WARNING_MAX = 500;
 

@@ -9,7 +9,7 @@ import { CREDENTIAL_VARS as CREDENTIALS } from '../../../util/credentials.js';
 import { BashSession, DEFAULT_COMMAND_TIMEOUT_MS, type BashResult } from './bash-session.js';
 import { TEXT_EDITOR_NAME, TEXT_EDITOR_TYPE, ToolError, runTextEditor, summarizeEditor, type EditorInput } from './text-editor.js';
 
-export const BASH_NAME = 'bash';
+const BASH_NAME = 'bash';
 
 export const TOOL_DEFINITIONS: ToolUnion[] = [
   { type: 'bash_20250124', name: BASH_NAME },
