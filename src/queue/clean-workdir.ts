@@ -20,6 +20,13 @@ export interface CleanWorkdirOptions {
   now?: number;
 }
 
+/**
+ * After its run ends a worker still commits, pushes (each git call on the clone bounded by 10
+ * minutes, and waiting for the others) and then reads the run's findings for its report: an ended
+ * run of the worker holding the folder stays this long after its end.
+ */
+export const REPORTING_MS = 60 * 60_000;
+
 const holderText = (h: Holder) => `the worker running there (pid ${h.pid} on ${h.host})`;
 
 /** An empty folder goes; one that is not (a worker just wrote into it) stays, without a race. */
@@ -106,7 +113,8 @@ function cleanRuns(o: CleanWorkdirOptions, c: ReturnType<typeof cleaner>, holder
       }
       const endedAt = Date.parse(v.result?.endedAt ?? '') || mtimeMs(paths.dir);
       const why = `${v.health}, ended ${c.ago(endedAt)}`;
-      if (c.oldEnough(endedAt)) c.remove(item(why), paths.dir);
+      if (holder && v.state?.pid === holder.pid && c.now - endedAt < REPORTING_MS) c.keep(item(`${why}; ${holderText(holder)} may still be pushing and reporting it`));
+      else if (c.oldEnough(endedAt)) c.remove(item(why), paths.dir);
       else c.keep(item(why));
     }
     if (!o.dryRun) removeIfEmpty(join(runs, batch));

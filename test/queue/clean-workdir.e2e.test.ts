@@ -22,10 +22,10 @@ afterAll(() => {
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8' }).trim();
 
 /** A run directory as the loop leaves it: ended with a result, or without one (its pid dead or alive). */
-function run(dir: string, o: { result: boolean; pid: number }): void {
+function run(dir: string, o: { result: boolean; pid: number; endedAt?: string }): void {
   mkdirSync(dir, { recursive: true });
   const id = dir.split('/').pop()!;
-  const at = '2026-11-01T00:00:00.000Z';
+  const at = o.endedAt ?? '2026-11-01T00:00:00.000Z';
   writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, runId: id, plan: id, planPath: '/x/plan.md', cwd: dir, pid: o.pid, outcome: o.result ? 'complete' : null }));
   if (o.result) writeFileSync(join(dir, 'result.json'), JSON.stringify({ run: id, plan: id, outcome: 'complete', exitCode: 0, reason: 'done', iterations: 1, costUsd: null, startedAt: at, endedAt: at }));
 }
@@ -88,6 +88,8 @@ describe('ralph clean --workdir', () => {
     run(join(workdir, 'runs', 'b1', 'orphan'), { result: false, pid: deadPid });
 
     const worker = await holdLock(workdir);
+    // The live worker's own run, ended a minute ago: it may still be pushing and reporting it.
+    run(join(workdir, 'runs', 'b1', 'reporting'), { result: true, pid: worker.pid!, endedAt: new Date(Date.now() - 60_000).toISOString() });
     const lockBefore = readFileSync(join(workdir, 'worker.lock'), 'utf8');
     const held = await runRalph(['clean', '--workdir', workdir]);
     expect(held.code, held.stderr).toBe(0);
@@ -95,8 +97,9 @@ describe('ralph clean --workdir', () => {
     expect(held.stdout).toContain('kept run b1/running (running: ');
     expect(held.stdout).toContain(`kept run b1/orphan (no result, and the worker running there (pid ${worker.pid} on `);
     for (const n of [1, 2, 3]) expect(held.stdout).toContain(`kept checkout checkouts/abc/${n} (held by the worker running there (pid ${worker.pid} on `);
-    expect(held.stdout).toMatch(/\nremoved 1, kept 5\n$/);
-    expect(readdirSync(join(workdir, 'runs', 'b1')).sort()).toEqual(['orphan', 'running']);
+    expect(held.stdout).toMatch(new RegExp(`kept run b1/reporting \\(complete, ended \\d+m ago; the worker running there \\(pid ${worker.pid} on .*\\) may still be pushing and reporting it\\)`));
+    expect(held.stdout).toMatch(/\nremoved 1, kept 6\n$/);
+    expect(readdirSync(join(workdir, 'runs', 'b1')).sort()).toEqual(['orphan', 'reporting', 'running']);
     expect(readdirSync(join(workdir, 'checkouts', 'abc')).sort()).toEqual(['1', '2', '3']);
     expect(readFileSync(join(workdir, 'worker.lock'), 'utf8')).toBe(lockBefore);
 
@@ -107,20 +110,21 @@ describe('ralph clean --workdir', () => {
 
     const young = await runRalph(['clean', '--workdir', workdir, '--older-than', '7d', '--dry-run']);
     expect(young.stdout).toContain('kept run b1/orphan (no result: its worker stopped');
-    expect(young.stdout).toMatch(/\nwould remove 0, kept 5 \(dry run: nothing was removed\)\n$/);
+    expect(young.stdout).toMatch(/\nwould remove 0, kept 6 \(dry run: nothing was removed\)\n$/);
 
     const dry = await runRalph(['clean', '--workdir', workdir, '--dry-run']);
     expect(dry.stdout).toContain('would remove run b1/orphan (no result: its worker stopped');
+    expect(dry.stdout).toContain('would remove run b1/reporting (complete, ended ');
     expect(dry.stdout).toContain('would remove checkout checkouts/abc/1 (everything pushed');
     expect(dry.stdout).toContain('would remove checkout checkouts/abc/3 (everything pushed');
     expect(dry.stdout).toContain(`kept checkout checkouts/abc/2 (1 commit(s) its remote does not have: push them (git -C ${unpushed} push origin HEAD) or copy them first)`);
     expect(dry.stdout).toContain('kept run b1/running (running: ');
-    expect(dry.stdout).toMatch(/\nwould remove 3, kept 2 \(dry run: nothing was removed\)\n$/);
+    expect(dry.stdout).toMatch(/\nwould remove 4, kept 2 \(dry run: nothing was removed\)\n$/);
     expect(readdirSync(join(workdir, 'checkouts', 'abc')).sort()).toEqual(['1', '2', '3']);
 
     const cleaned = await runRalph(['clean', '--workdir', workdir]);
     expect(cleaned.code, cleaned.stderr).toBe(0);
-    expect(cleaned.stdout).toMatch(/\nremoved 3, kept 2\n$/);
+    expect(cleaned.stdout).toMatch(/\nremoved 4, kept 2\n$/);
     expect(readdirSync(join(workdir, 'runs', 'b1'))).toEqual(['running']);
     expect(readdirSync(join(workdir, 'checkouts', 'abc'))).toEqual(['2']);
     expect(git(unpushed, 'log', '-1', '--format=%s')).toBe('work whose push failed');
