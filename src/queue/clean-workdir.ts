@@ -117,7 +117,8 @@ function cleanRuns(o: CleanWorkdirOptions, c: ReturnType<typeof cleaner>, holder
       else if (c.oldEnough(endedAt)) c.remove(item(why), paths.dir);
       else c.keep(item(why));
     }
-    if (!o.dryRun) removeIfEmpty(join(runs, batch));
+    // Only while this clean holds the lock: a live worker may be making a run folder in it.
+    if (!o.dryRun && !holder) removeIfEmpty(join(runs, batch));
   }
 }
 

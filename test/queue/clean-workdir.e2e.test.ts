@@ -86,6 +86,7 @@ describe('ralph clean --workdir', () => {
     run(join(workdir, 'runs', 'b1', 'ended'), { result: true, pid: deadPid });
     run(join(workdir, 'runs', 'b1', 'running'), { result: false, pid: process.pid });
     run(join(workdir, 'runs', 'b1', 'orphan'), { result: false, pid: deadPid });
+    run(join(workdir, 'runs', 'b0', 'old'), { result: true, pid: deadPid });
 
     const worker = await holdLock(workdir);
     // The live worker's own run, ended a minute ago: it may still be pushing and reporting it.
@@ -97,8 +98,10 @@ describe('ralph clean --workdir', () => {
     expect(held.stdout).toContain('kept run b1/running (running: ');
     expect(held.stdout).toContain(`kept run b1/orphan (no result, and the worker running there (pid ${worker.pid} on `);
     for (const n of [1, 2, 3]) expect(held.stdout).toContain(`kept checkout checkouts/abc/${n} (held by the worker running there (pid ${worker.pid} on `);
-    expect(held.stdout).toMatch(new RegExp(`kept run b1/reporting \\(complete, ended \\d+m ago; the worker running there \\(pid ${worker.pid} on .*\\) may still be pushing and reporting it\\)`));
-    expect(held.stdout).toMatch(/\nremoved 1, kept 6\n$/);
+    expect(held.stdout).toMatch(new RegExp(`kept run b1/reporting \\(complete, ended [0-9ms]+ ago; the worker running there \\(pid ${worker.pid} on .*\\) may still be pushing and reporting it\\)`));
+    expect(held.stdout).toMatch(/\nremoved 2, kept 6\n$/);
+    // Its batch folder, now empty, stays while a worker could be making a run folder in it.
+    expect(readdirSync(join(workdir, 'runs', 'b0'))).toEqual([]);
     expect(readdirSync(join(workdir, 'runs', 'b1')).sort()).toEqual(['orphan', 'reporting', 'running']);
     expect(readdirSync(join(workdir, 'checkouts', 'abc')).sort()).toEqual(['1', '2', '3']);
     expect(readFileSync(join(workdir, 'worker.lock'), 'utf8')).toBe(lockBefore);
@@ -125,6 +128,7 @@ describe('ralph clean --workdir', () => {
     const cleaned = await runRalph(['clean', '--workdir', workdir]);
     expect(cleaned.code, cleaned.stderr).toBe(0);
     expect(cleaned.stdout).toMatch(/\nremoved 4, kept 2\n$/);
+    expect(readdirSync(join(workdir, 'runs'))).toEqual(['b1']);
     expect(readdirSync(join(workdir, 'runs', 'b1'))).toEqual(['running']);
     expect(readdirSync(join(workdir, 'checkouts', 'abc'))).toEqual(['2']);
     expect(git(unpushed, 'log', '-1', '--format=%s')).toBe('work whose push failed');
