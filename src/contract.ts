@@ -128,6 +128,8 @@ export type Action = (typeof ACTIONS)[number];
 export const RUN_FILES = {
   root: '.ralph',
   runs: 'runs',
+  /** `.ralph/batches/<batch>`: a batch's folder when no --out is given. */
+  batches: 'batches',
   status: 'STATUS.json',
   events: 'events.jsonl',
   iterations: 'iterations',

@@ -1,6 +1,7 @@
 // Where a new batch writes: its id and folder, shared by local (`ralph batch`) and queued
 // (`ralph batch --queue`) batches so both name and guard their folders the same way.
 import { join, resolve } from 'node:path';
+import { RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { git } from '../util/git.js';
 import { pathExists } from '../util/path-exists.js';
@@ -20,7 +21,7 @@ export function batchIdAt(at: Date): string {
  * that already holds a batch is refused: that batch is continued with --resume, not overwritten.
  */
 export async function chooseBatchOut(cwd: string, out: string | undefined, batchId: string, repo: string | null = null): Promise<{ out: string; batchId: string }> {
-  const base = resolve(cwd, '.ralph', 'batches');
+  const base = resolve(cwd, RUN_FILES.root, RUN_FILES.batches);
   const folder = (id: string): string => (out ? resolve(cwd, out) : join(base, id));
   let id = batchId;
   for (let n = 2; (!out && (await pathExists(folder(id)))) || (repo !== null && (await hasBatchBranches(repo, id))); n++) id = `${batchId}-${n}`;

@@ -8,7 +8,8 @@ export type BatchEvent =
   | { type: 'plan-start'; plan: string; attempt: number; runDir: string; cwd: string; branch: string | null; worktree: string | null; worker?: string }
   | { type: 'run'; plan: string; attempt: number; event: RunEvent }
   | { type: 'plan-retry'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; movedTo: string }
-  | { type: 'plan-end'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; verdict: Verdict; resultFile: string; iterations: number | null; costUsd: number | null }
+  /** `exitCode`: what `ralph exec` would exit with for the final attempt (bounded-run.ts attemptExitCode); null when no worker reported one. */
+  | { type: 'plan-end'; plan: string; attempt: number; outcome: AttemptOutcome; reason: string; exitCode: number | null; verdict: Verdict; resultFile: string; iterations: number | null; costUsd: number | null }
   | { type: 'warning'; plan?: string; message: string }
   /** --pr: the plan's branch delivered (docs/deliver.md); `note` says what was done. A failed delivery is a warning instead. */
   | { type: 'delivered'; plan: string; prUrl: string | null; note: string }

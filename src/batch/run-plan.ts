@@ -160,6 +160,7 @@ export async function runPlanWithRetry(ctx: PlanContext): Promise<void> {
       attempt,
       outcome: end.outcome,
       reason: end.reason,
+      exitCode: end.exitCode,
       verdict: stub ? 'error' : verdict,
       resultFile: final,
       iterations: facts.iterations,

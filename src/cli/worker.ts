@@ -35,8 +35,8 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
       const { loadRunPlan } = await import('../batch/index.js');
       const { hasLifecycle, loadProject } = await import('./project.js');
       const { createRunLifecycle } = await import('../notify/index.js');
-      const { homedir } = await import('node:os');
-      const { join, resolve } = await import('node:path');
+      const { resolve } = await import('node:path');
+      const { defaultWorkdir } = await import('../queue/workdir-layout.js');
       // Each plan runs with the config file of its checkout (the repository's, at the batch's
       // commit) and this machine's environment, as `ralph exec` in that checkout would, and as a
       // local batch's plans get their hooks: without notifications, which are the batch's.
@@ -56,7 +56,7 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
         {
           queue: q,
           concurrency: flags.concurrency ?? 1,
-          workdir: flags.workdir ? resolve(flags.workdir) : join(homedir(), '.ralph', 'worker'),
+          workdir: flags.workdir ? resolve(flags.workdir) : defaultWorkdir(),
           secret,
           ...(ctx.passThrough.length > 0 ? { command: ctx.passThrough } : {}),
           lockDurationMs: flags.lockDuration,

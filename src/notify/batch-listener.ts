@@ -77,7 +77,7 @@ export function createBatchListener(settings: BatchListenerSettings): BatchListe
         }
         case 'plan-end': {
           const fill = (p: NotificationPayload) =>
-            withSummary({ ...p, outcome: e.outcome, reason: e.reason, iterations: e.iterations, costUsd: e.costUsd, batch: { ...p.batch, out } });
+            withSummary({ ...p, outcome: e.outcome, exitCode: e.exitCode, reason: e.reason, iterations: e.iterations, costUsd: e.costUsd, batch: { ...p.batch, out } });
           if (e.outcome === 'blocked') notifier.send(fill(planPayload('blocked', e.plan)));
           notifier.send(fill(planPayload('ended', e.plan)));
           if (hooks.has('after_plan')) {
@@ -90,11 +90,12 @@ export function createBatchListener(settings: BatchListenerSettings): BatchListe
                   RALPH_PLAN_ID: e.plan,
                   RALPH_OUTCOME: e.outcome,
                   RALPH_REASON: e.reason,
+                  ...(e.exitCode !== null ? { RALPH_EXIT_CODE: String(e.exitCode) } : {}),
                   RALPH_BATCH_OUT: out,
                   RALPH_RESULT_FILE: e.resultFile,
                   ...(p ? { RALPH_RUN_DIR: p.runDir } : {}),
                 },
-                payload: { batch: batchId, out, plan: e.plan, outcome: e.outcome, reason: e.reason, verdict: e.verdict, resultFile: e.resultFile, runDir: p?.runDir ?? null, attempts: e.attempt },
+                payload: { batch: batchId, out, plan: e.plan, outcome: e.outcome, exitCode: e.exitCode, reason: e.reason, verdict: e.verdict, resultFile: e.resultFile, runDir: p?.runDir ?? null, attempts: e.attempt },
               }),
             );
           }

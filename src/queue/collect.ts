@@ -120,7 +120,7 @@ export class Collector {
     const final = resultPath(out, plan);
     await writeFileAtomic(final, renderErrorStub(plan, facts));
     s.final = true;
-    emit({ type: 'plan-end', plan, attempt: attempts, outcome, reason, verdict: 'error', resultFile: final, iterations: null, costUsd: null });
+    emit({ type: 'plan-end', plan, attempt: attempts, outcome, reason, exitCode: null, verdict: 'error', resultFile: final, iterations: null, costUsd: null });
   }
 
   /**
@@ -249,7 +249,7 @@ export class Collector {
     const final = resultPath(out, r.plan);
     if (stub) await writeFileAtomic(final, renderErrorStub(r.plan, this.facts(s, r)));
     s.final = true;
-    emit({ type: 'plan-end', plan: r.plan, attempt: r.attempt, outcome: r.outcome, reason: r.reason, verdict: stub ? 'error' : r.verdict, resultFile: final, iterations: r.iterations, costUsd: r.costUsd });
+    emit({ type: 'plan-end', plan: r.plan, attempt: r.attempt, outcome: r.outcome, reason: r.reason, exitCode: r.exitCode, verdict: stub ? 'error' : r.verdict, resultFile: final, iterations: r.iterations, costUsd: r.costUsd });
     return true;
   }
 

@@ -9,7 +9,7 @@ import { pidAlive } from '../runs/liveness.js';
 
 export const WORKDIR_LOCK = 'worker.lock';
 
-interface Holder {
+export interface Holder {
   pid: number;
   host: string;
 }
@@ -32,6 +32,12 @@ function readHolder(path: string): (Holder & { ageMs: number }) | null {
 function stillHeld(holder: Holder & { ageMs: number }): boolean {
   if (holder.host === hostname()) return holder.pid !== process.pid && pidAlive(holder.pid);
   return holder.ageMs < QUEUE.workdirLockStaleMs;
+}
+
+/** The worker that holds `workdir` now (its pid and host), or null when none does: what `ralph clean --workdir` leaves alone. */
+export function liveHolder(workdir: string): Holder | null {
+  const holder = readHolder(join(workdir, WORKDIR_LOCK));
+  return holder && stillHeld(holder) ? { pid: holder.pid, host: holder.host } : null;
 }
 
 /**

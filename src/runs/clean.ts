@@ -1,12 +1,15 @@
 // `ralph clean` (docs/files.md#what-grows-and-ralph-clean): what ralph leaves behind, removed when
 // it is finished and, with --older-than, old enough. Never a running (or resumable) run's files,
 // never a batch that has not ended, never a branch with commits HEAD does not have.
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { BATCH_FILE } from '../batch/batch-file.js';
 import { git } from '../util/git.js';
 import { formatDuration } from '../util/duration.js';
+import { readChecked, type Shape } from './checked-json.js';
 import { listRuns } from './find-run.js';
-import { findProjectRoot, ralphDir } from './project-root.js';
+import { batchesRoot } from './paths.js';
+import { findProjectRoot } from './project-root.js';
 import { viewRun } from './run-view.js';
 
 export interface CleanOptions {
@@ -19,7 +22,8 @@ export interface CleanOptions {
 }
 
 export interface CleanItem {
-  kind: 'run' | 'batch' | 'branch';
+  /** checkout: a worker's (`ralph clean --workdir`, src/queue/clean-workdir.ts). */
+  kind: 'run' | 'batch' | 'branch' | 'checkout';
   name: string;
   why: string;
 }
@@ -29,7 +33,7 @@ export interface CleanReport {
   kept: CleanItem[];
 }
 
-function subdirs(dir: string): string[] {
+export function subdirs(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
@@ -37,7 +41,7 @@ function subdirs(dir: string): string[] {
     .sort();
 }
 
-function mtimeMs(path: string): number {
+export function mtimeMs(path: string): number {
   try {
     return statSync(path).mtimeMs;
   } catch {
@@ -46,18 +50,20 @@ function mtimeMs(path: string): number {
 }
 
 interface BatchRecord {
-  status?: string;
+  status: string;
   updatedAt?: string;
   repo?: string | null;
-  batchId?: string;
+  batchId: string;
 }
 
-function readBatch(dir: string): BatchRecord | null {
-  try {
-    return JSON.parse(readFileSync(join(dir, 'batch.json'), 'utf8')) as BatchRecord;
-  } catch {
-    return null;
-  }
+// The fields clean relies on (batch-file.ts BatchFile); the file is within an agent's reach.
+const BATCH_SHAPE: Shape = { batchId: ['string'], status: ['string'], updatedAt: ['string', 'undefined'], repo: ['string', 'null', 'undefined'] };
+
+/** The batch's record, or why it cannot be used. */
+function readBatch(dir: string): { batch: BatchRecord } | { problem: string } {
+  const read = readChecked<BatchRecord>(join(dir, BATCH_FILE), BATCH_SHAPE, 64 * 1024 * 1024);
+  if ('value' in read) return { batch: read.value };
+  return { problem: 'absent' in read ? `${BATCH_FILE}: missing` : read.problem };
 }
 
 async function gitOrNull(cwd: string, args: string[]): Promise<string | null> {
@@ -68,15 +74,29 @@ async function gitOrNull(cwd: string, args: string[]): Promise<string | null> {
   }
 }
 
-export async function clean(o: CleanOptions): Promise<CleanReport> {
+/** What a clean shares, in the project or in a worker's folder: the age test and the report. */
+export function cleaner(o: Pick<CleanOptions, 'olderThanMs' | 'dryRun' | 'now'>) {
   const now = o.now ?? Date.now();
   const report: CleanReport = { removed: [], kept: [] };
-  const oldEnough = (endedAtMs: number) => o.olderThanMs === undefined || now - endedAtMs >= o.olderThanMs;
-  const age = (endedAtMs: number) => `ended ${formatDuration(Math.max(0, now - endedAtMs))} ago`;
-  const remove = (item: CleanItem, path: string) => {
-    if (!o.dryRun) rmSync(path, { recursive: true, force: true });
-    report.removed.push(item);
+  return {
+    now,
+    report,
+    oldEnough: (endedAtMs: number) => o.olderThanMs === undefined || now - endedAtMs >= o.olderThanMs,
+    ago: (atMs: number) => `${formatDuration(Math.max(0, now - atMs))} ago`,
+    remove(item: CleanItem, path: string) {
+      if (!o.dryRun) rmSync(path, { recursive: true, force: true });
+      report.removed.push(item);
+    },
+    keep(item: CleanItem) {
+      report.kept.push(item);
+    },
   };
+}
+
+export async function clean(o: CleanOptions): Promise<CleanReport> {
+  const c = cleaner(o);
+  const { now, report, oldEnough, remove } = c;
+  const age = (endedAtMs: number) => `ended ${c.ago(endedAtMs)}`;
 
   for (const paths of listRuns(o.cwd)) {
     const v = viewRun(paths, now);
@@ -85,21 +105,33 @@ export async function clean(o: CleanOptions): Promise<CleanReport> {
       report.kept.push({ kind: 'run', name, why: v.health === 'dead' ? 'dead: no result, it can be resumed' : v.health });
       continue;
     }
+    // Its files cannot be believed, so neither can its "ended": it may be running still.
+    if (v.health === 'unreadable') {
+      report.kept.push({ kind: 'run', name, why: `unreadable (${v.why}): remove it by hand once it is not running` });
+      continue;
+    }
     const endedAt = Date.parse(v.result?.endedAt ?? '') || mtimeMs(paths.dir);
     if (!oldEnough(endedAt)) report.kept.push({ kind: 'run', name, why: `${v.health}, ${age(endedAt)}` });
     else remove({ kind: 'run', name, why: `${v.health}, ${age(endedAt)}` }, paths.dir);
   }
 
   const root = findProjectRoot(o.cwd);
-  const batches = join(ralphDir(o.cwd), 'batches');
+  const batches = batchesRoot(o.cwd);
   const unfinished = new Set<string>();
   for (const name of subdirs(batches)) {
     const dir = join(batches, name);
-    const batch = readBatch(dir);
-    const batchId = batch?.batchId ?? name;
-    if (batch?.status !== 'done') {
+    const read = readBatch(dir);
+    if ('problem' in read) {
+      // Its id is the folder's name unless batch.json said otherwise: its branches are kept too.
+      unfinished.add(name);
+      report.kept.push({ kind: 'batch', name, why: `unreadable (${read.problem}): remove it by hand once it is not running` });
+      continue;
+    }
+    const { batch } = read;
+    const batchId = batch.batchId;
+    if (batch.status !== 'done') {
       unfinished.add(batchId);
-      report.kept.push({ kind: 'batch', name, why: batch === null ? 'no readable batch.json' : `${batch.status ?? 'unknown'}: it can be resumed` });
+      report.kept.push({ kind: 'batch', name, why: `${batch.status}: it can be resumed` });
       continue;
     }
     const endedAt = Date.parse(batch.updatedAt ?? '') || mtimeMs(dir);

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RUN_FILES } from '../contract.js';
 import { UsageError } from '../errors.js';
-import { runPaths, runsRoot, type RunPaths } from './paths.js';
+import { batchesRoot, runPaths, runsRoot, type RunPaths } from './paths.js';
 import { ralphDir } from './project-root.js';
 import { isRunId } from './run-id.js';
 
@@ -92,8 +92,7 @@ export function listRuns(cwd: string): RunPaths[] {
  */
 export function listAllRuns(cwd: string): ListedRun[] {
   const singles = runsIn(runsRoot(cwd), '', RUN_FILES.runs);
-  const batches = join(ralphDir(cwd), 'batches');
-  const inBatches = runsIn(batches, '', 'batches').flatMap((batch) =>
+  const inBatches = runsIn(batchesRoot(cwd), '', RUN_FILES.batches).flatMap((batch) =>
     batch.problem !== undefined ? [batch] : runsIn(join(batch.paths.dir, RUN_FILES.runs), `${batch.id}/`, `${batch.id}/${RUN_FILES.runs}`),
   );
   return [...singles, ...inBatches];

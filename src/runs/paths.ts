@@ -23,6 +23,11 @@ export function runsRoot(cwd: string): string {
   return join(ralphDir(cwd), RUN_FILES.runs);
 }
 
+/** `.ralph/batches` at the root of the project `cwd` lies in: batches started without --out. */
+export function batchesRoot(cwd: string): string {
+  return join(ralphDir(cwd), RUN_FILES.batches);
+}
+
 /** `.ralph/stop` of the project: asks every run there to stop after its iteration. */
 export function globalStopRequest(cwd: string): string {
   return join(ralphDir(cwd), RUN_FILES.stopRequest);

@@ -146,7 +146,7 @@ export function viewRun(paths: RunPaths, now = Date.now()): RunView {
   if (Number.isFinite(waitingUntil) && waitingUntil > now) {
     return { ...base, health: 'running', why: `pid ${pid} is alive and ${waitLine(limitKindOf(status!.waitingFor), new Date(waitingUntil), new Date(now))}` };
   }
-  const silence = state?.limits.silenceTimeoutMs ?? 10 * 60_000;
+  const silence = state?.limits?.silenceTimeoutMs ?? 10 * 60_000;
   const lastMs = last ? Date.parse(last) : status ? Date.parse(status.updated) : NaN;
   if (Number.isFinite(lastMs) && now - lastMs > silence) {
     return { ...base, health: 'stale', why: `pid ${pid} is alive but nothing happened for ${Math.round((now - lastMs) / 1000)} s (silence timeout ${Math.round(silence / 1000)} s)` };

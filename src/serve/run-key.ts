@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { RUN_FILES } from '../contract.js';
 import { isRunId } from '../runs/run-id.js';
 
-export const BATCHES = 'batches';
+export const BATCHES = RUN_FILES.batches;
 
 export function singleRunKey(id: string): string {
   return `${RUN_FILES.runs}/${id}`;

@@ -14,7 +14,7 @@ describe('TTY progress', () => {
     r.onEvent({ type: 'run', plan: 'a', attempt: 1, event: { type: 'iteration-start', iteration: 2, maxIterations: 20, fresh: true, prompt: 'full' } });
     r.onEvent({ type: 'run', plan: 'a', attempt: 1, event: { type: 'signal', iteration: 2, name: 'BAILOUT', args: ['ctx'], source: 'stdout' } });
     expect(process.listenerCount('SIGINT')).toBe(sigintBefore); // the batch owns SIGINT, not the bars
-    r.onEvent({ type: 'plan-end', plan: 'a', attempt: 1, outcome: 'complete', reason: 'ok', verdict: 'safe', resultFile: '/o/a.md', iterations: 2, costUsd: 0.1 });
+    r.onEvent({ type: 'plan-end', plan: 'a', attempt: 1, outcome: 'complete', reason: 'ok', exitCode: 0, verdict: 'safe', resultFile: '/o/a.md', iterations: 2, costUsd: 0.1 });
     r.onEvent({ type: 'batch-end', complete: 1, total: 2, exitCode: 1, interrupted: false, index: '/o/index.md' });
     r.stop();
     expect(text).toContain('a | iteration 2 (max 20) | unknown | BAILOUT');

@@ -8,7 +8,7 @@ const events: BatchEvent[] = [
   { type: 'run', plan: 'a', attempt: 1, event: { type: 'iteration-start', iteration: 1, maxIterations: 20, fresh: true, prompt: 'full' } },
   { type: 'run', plan: 'a', attempt: 1, event: { type: 'output', iteration: 1, stream: 'stdout', text: '\u001b[31mred\u001b[0m\n' } },
   { type: 'run', plan: 'a', attempt: 1, event: { type: 'signal', iteration: 1, name: 'BLOCKED', args: ['needs \u001b[2Jkeys'], source: 'stdout' } },
-  { type: 'plan-end', plan: 'a', attempt: 1, outcome: 'blocked', reason: 'needs keys', verdict: 'needs-changes', resultFile: '/o/a.md', iterations: 1, costUsd: 0.5 },
+  { type: 'plan-end', plan: 'a', attempt: 1, outcome: 'blocked', reason: 'needs keys', exitCode: 2, verdict: 'needs-changes', resultFile: '/o/a.md', iterations: 1, costUsd: 0.5 },
   { type: 'batch-end', complete: 0, total: 2, exitCode: 2, interrupted: false, index: '/o/index.md' },
 ];
 

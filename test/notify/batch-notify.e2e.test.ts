@@ -34,6 +34,7 @@ describe('ralph batch with notifications and hooks', () => {
     const dir = tempDir();
     plan(join(dir, 'plans'), 'a', 'complete');
     plan(join(dir, 'plans'), 'd', 'block');
+    plan(join(dir, 'plans'), 'f', 'fail');
     writeFileSync(
       join(dir, 'ralph.config.yaml'),
       [
@@ -46,30 +47,33 @@ describe('ralph batch with notifications and hooks', () => {
         'notify:',
         '  - webhook: ${RALPH_TEST_HOOK}',
         'hooks:',
-        "  after_plan: 'echo \"$RALPH_PLAN_ID $RALPH_OUTCOME\" >> after-plan.txt'",
+        "  after_plan: 'echo \"$RALPH_PLAN_ID $RALPH_OUTCOME $RALPH_EXIT_CODE\" >> after-plan.txt'",
         "  after_batch: 'cat > after-batch.json'",
         '',
       ].join('\n'),
     );
     const run = await ralph(['batch', 'plans', '--isolate', 'none'], dir, { RALPH_TEST_HOOK: r.url });
-    // Progress goes to stderr; nothing there may be a warning or an error.
-    expect(run.stderr).not.toMatch(/warning|error/i);
-    expect(run.code).toBe(2);
+    // Progress goes to stderr; nothing there may be a warning or an error (the failed plan's verdict word aside).
+    expect(run.stderr.replaceAll('verdict error', '')).not.toMatch(/warning|error/i);
+    expect(run.code).toBe(1);
     const out = join(dir, 'out');
     const bodies = r.received.map((x) => JSON.parse(x.body));
     const perPlan = bodies.filter((b) => b.plan !== null).map((b) => `${b.plan} ${b.event} ${b.outcome}`);
-    expect(perPlan.sort()).toEqual(['a ended complete', 'd blocked blocked', 'd ended blocked']);
+    expect(perPlan.sort()).toEqual(['a ended complete', 'd blocked blocked', 'd ended blocked', 'f ended failed']);
     const blocked = bodies.find((b) => b.event === 'blocked');
     expect(blocked.runDir).toBe(join(out, 'runs', 'd'));
     expect(blocked.reason).toBeTruthy();
+    // Each plan's own exit code, as `ralph exec` would have exited (0 complete, 2 blocked, 1 failed), never null.
+    const codes = bodies.filter((b) => b.plan !== null).map((b) => `${b.plan} ${b.event} ${b.exitCode}`);
+    expect(codes.sort()).toEqual(['a ended 0', 'd blocked 2', 'd ended 2', 'f ended 1']);
     const end = bodies.filter((b) => b.event === 'batch_ended');
     expect(end).toHaveLength(1);
-    expect(end[0]).toMatchObject({ version: 1, exitCode: 2, batch: { line: '[1/2 plans complete]', complete: 1, total: 2, index: join(out, 'index.md'), report: join(out, 'report.md') } });
-    expect(readFileSync(join(out, 'index.md'), 'utf8').split('\n')[0]).toBe('[1/2 plans complete]');
-    expect(end[0].summary).toContain('[1/2 plans complete]');
+    expect(end[0]).toMatchObject({ version: 1, exitCode: 1, batch: { line: '[1/3 plans complete]', complete: 1, total: 3, index: join(out, 'index.md'), report: join(out, 'report.md') } });
+    expect(readFileSync(join(out, 'index.md'), 'utf8').split('\n')[0]).toBe('[1/3 plans complete]');
+    expect(end[0].summary).toContain('[1/3 plans complete]');
     expect(bodies.at(-1).event).toBe('batch_ended');
 
-    expect(readFileSync(join(dir, 'after-plan.txt'), 'utf8').trim().split('\n').sort()).toEqual(['a complete', 'd blocked']);
-    expect(JSON.parse(readFileSync(join(dir, 'after-batch.json'), 'utf8'))).toMatchObject({ version: 1, hook: 'after_batch', line: '[1/2 plans complete]', complete: 1, total: 2, exitCode: 2 });
+    expect(readFileSync(join(dir, 'after-plan.txt'), 'utf8').trim().split('\n').sort()).toEqual(['a complete 0', 'd blocked 2', 'f failed 1']);
+    expect(JSON.parse(readFileSync(join(dir, 'after-batch.json'), 'utf8'))).toMatchObject({ version: 1, hook: 'after_batch', line: '[1/3 plans complete]', complete: 1, total: 3, exitCode: 1 });
   });
 });

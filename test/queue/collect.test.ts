@@ -59,6 +59,11 @@ describe('Collector', () => {
     expect(readFileSync(join(out, 'b.md'), 'utf8')).toContain('- Earlier attempts: attempts/b.attempt-1.md, attempts/b.attempt-2.md');
     expect(c.pending()).toEqual([]);
     expect(events.map((e) => e.type)).toEqual(['plan-retry', 'plan-end', 'plan-retry', 'plan-end']);
+    // Each plan's end carries its worker's exit code (the batch's notifications send it).
+    expect(events.filter((e) => e.type === 'plan-end').map((e) => (e.type === 'plan-end' ? [e.plan, e.exitCode] : []))).toEqual([
+      ['a', 0],
+      ['b', 1],
+    ]);
   });
 
   it('cancelled before a retry: the plan ends interrupted with its attempts counted; a plan that never ran has no result', async () => {
@@ -84,7 +89,7 @@ describe('Collector', () => {
     const md = readFileSync(join(out, 'a.md'), 'utf8');
     expect(md).toMatch(/Verdict: error\nError: crashed: the job failed on the queue: it stalled twice/);
     expect(md).toContain('- Earlier attempts: attempts/a.attempt-1.md');
-    expect(events.at(-1)).toMatchObject({ type: 'plan-end', plan: 'a', attempt: 1, outcome: 'crashed', verdict: 'error', resultFile: join(out, 'a.md') });
+    expect(events.at(-1)).toMatchObject({ type: 'plan-end', plan: 'a', attempt: 1, outcome: 'crashed', exitCode: null, verdict: 'error', resultFile: join(out, 'a.md') });
   });
 
   it('ignores a final report from an attempt the plan has moved past (a worker that lost its lock)', async () => {
