@@ -20,6 +20,8 @@ import { checkedOutAt, moveTarget } from './move-target.js';
 import { chooseRemote, type OpenedForge } from './open-forge.js';
 import { prBranch } from './deliver-plan.js';
 import { landThroughForge } from './land-through-forge.js';
+import { homeOf, type RunSandbox } from '../sandbox/index.js';
+import { chooseCheckSandboxes, openForChecks, recordOf, refusalWords, type CheckSandboxRecord, type LandSandboxOptions } from './land-sandbox.js';
 
 export interface LandOptions {
   cwd: string;
@@ -37,13 +39,19 @@ export interface LandOptions {
   out?: string;
   /** --forge: each checked branch lands by merging its pull request on the forge, not by moving the target here. */
   forge?: { opened: OpenedForge; method: 'merge' | 'squash' | 'rebase' };
+  /** --sandbox and the config's `sandbox:`: where the checks run (docs/deliver.md#checks-in-the-sandbox). */
+  sandbox?: LandSandboxOptions;
 }
 
 export interface LandDeps {
   signal?: AbortSignal;
   /** One line per step, for people (stderr). */
   onLine?: (line: string) => void;
+  /** The one warning of --sandbox auto where the sandbox cannot start. */
+  onWarning?: (line: string) => void;
   now?: () => Date;
+  /** RALPH_SANDBOX, HOME (default: the process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface LandOutcome {
@@ -54,6 +62,8 @@ export interface LandOutcome {
 }
 
 const SCRATCH_DIR = 'land-worktree';
+/** The repository's git folder is read-only to a sandboxed check: git status then skips its index refresh instead of being refused it. */
+const SANDBOXED_CHECK_ENV = { GIT_OPTIONAL_LOCKS: '0' };
 /** Each check's limit unless land.check_timeout says otherwise: a test suite, not a verify command. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
 
@@ -102,7 +112,11 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
   const now = deps.now ?? (() => new Date());
   const say = deps.onLine ?? (() => undefined);
   const signal = deps.signal ?? new AbortController().signal;
+  const env = deps.env ?? process.env;
   const source = await landQueue(o.cwd, o.args, o.order);
+  // Before anything lands: `--sandbox on` where it cannot start is refused here (exit 64).
+  const sandboxes = chooseCheckSandboxes(o.sandbox ?? {}, env, source.items.map((i) => i.sandbox));
+  if (sandboxes.warning !== undefined) deps.onWarning?.(sandboxes.warning);
   const repo = source.repo;
   const target = await chooseTarget(repo, o.target);
   const strategy = o.strategy ?? 'rebase';
@@ -112,6 +126,7 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
   const statePath = join(out, LAND_STATE_FILE);
   const scratch = join(out, SCRATCH_DIR);
   const checkTimeoutMs = o.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const home = homeOf(env);
 
   const lock = lockLanding(repo, statePath, out);
   try {
@@ -168,22 +183,40 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
         const checks: CheckRecord[] = [];
         let failed: string | null = null;
         const all = [...plan.verify.map((command) => ({ kind: 'verify' as const, command })), ...(o.checks ?? []).map((command) => ({ kind: 'land' as const, command }))];
-        for (const c of all) {
-          say(`${item.id}: ${c.kind} check: ${c.command}`);
-          const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal });
-          if (r.aborted) {
-            interrupted = true;
-            break;
+        const choice = sandboxes.choices[n]!;
+        let box: RunSandbox | undefined;
+        try {
+          box = all.length > 0 ? await openForChecks(choice, scratch, env, (r) => say(`${item.id}: warning: sandbox refused ${refusalWords(r, home)} by a check`)) : undefined;
+        } catch (error) {
+          const reason = `its checks could not start in the sandbox: ${(error as Error).message}`;
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason, checks, onto, sandbox: recordOf(choice, undefined) });
+          say(`${item.id}: not landed: ${reason}`);
+          continue;
+        }
+        let sandbox: CheckSandboxRecord;
+        try {
+          for (const c of all) {
+            say(`${item.id}: ${c.kind} check: ${c.command}`);
+            const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal, ...(box ? { sandbox: box.forVerify(), env: SANDBOXED_CHECK_ENV } : {}) });
+            if (r.aborted) {
+              interrupted = true;
+              break;
+            }
+            checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
+            if (r.exitCode !== 0 || r.timedOut) {
+              failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
+              break;
+            }
           }
-          checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
-          if (r.exitCode !== 0 || r.timedOut) {
-            failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
-            break;
-          }
+        } finally {
+          await box?.close();
+          sandbox = recordOf(choice, box);
         }
         if (interrupted) break;
         if (failed) {
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto });
+          // A refusal does not fail a check by itself; where one failed, it may be why.
+          if (sandbox.denied > 0) failed += `; the sandbox refused ${sandbox.refusals.slice(0, 3).map((r) => refusalWords(r, home)).join(', ')}${sandbox.refusals.length > 3 ? ', …' : ''}`;
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto, sandbox });
           say(`${item.id}: not landed: ${failed}`);
           continue;
         }
@@ -192,12 +225,12 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
           ? await landThroughForge({ repo, target, onto, commit: applied.commit, head: source.batchOut ? prBranch(item.id) : item.branch, ...o.forge })
           : await moveTarget(repo, target, onto, applied.commit);
         if (!moved.ok) {
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto });
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto, sandbox });
           say(`${item.id}: not landed: ${moved.reason}`);
           continue;
         }
         const landedAs = o.forge ? await head(repo, `refs/heads/${target}`) : applied.commit;
-        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}) });
+        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}), sandbox });
         say(`${item.id}: landed on ${target} as ${landedAs.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
       }
     } finally {
