@@ -4,6 +4,7 @@
 // plans never ends in a failure at 3 a.m. that was knowable at 9 p.m.
 import { UsageError } from '../errors.js';
 import { git } from '../util/git.js';
+import { chooseRemote, tryGit } from '../util/git-remote.js';
 import { ForgeError, type Forge } from './forge.js';
 import { findToken } from './forge-token.js';
 import { GitHubForge } from './github-forge.js';
@@ -23,22 +24,6 @@ export interface OpenedForge {
   repo: RemoteRepo;
   /** The branch pull requests are opened against. */
   base: string;
-}
-
-async function tryGit(cwd: string, args: string[]): Promise<string | null> {
-  try {
-    return await git(cwd, args);
-  } catch {
-    return null;
-  }
-}
-
-export async function chooseRemote(top: string, asked: string | undefined): Promise<string | null> {
-  const remotes = ((await tryGit(top, ['remote'])) ?? '').split('\n').filter(Boolean);
-  if (asked !== undefined) return remotes.includes(asked) ? asked : null;
-  const upstream = await tryGit(top, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']);
-  const fromUpstream = upstream ? remotes.find((r) => upstream.startsWith(`${r}/`)) : undefined;
-  return fromUpstream ?? (remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0]! : null);
 }
 
 /** The API base URL for a remote's host: github.com's, or a GitHub Enterprise Server's (docs/deliver.md). */

@@ -17,7 +17,8 @@ import { LAND_REPORT_FILE, renderLandReport, reportOf, type LandReport } from '.
 import { landQueue, type LandItem } from './land-queue.js';
 import { LAND_STATE_FILE, readLandState, writeLandState, type CheckRecord, type LandItemState, type LandState } from './land-state.js';
 import { checkedOutAt, moveTarget } from './move-target.js';
-import { chooseRemote, type OpenedForge } from './open-forge.js';
+import { chooseRemote } from '../util/git-remote.js';
+import type { OpenedForge } from './open-forge.js';
 import { prBranch } from './deliver-plan.js';
 import { landThroughForge } from './land-through-forge.js';
 import { homeOf, type RunSandbox } from '../sandbox/index.js';
