@@ -55,7 +55,7 @@ export const registerLand: RegisterCommand = (program, ctx) => {
         const { git } = await import('../util/git.js');
         const top = await git(process.cwd(), ['rev-parse', '--show-toplevel']).catch(() => null);
         if (!top) throw new UsageError('--forge needs a git repository, and the current folder is not in one');
-        forge = { opened: await openForge(top, deliver, ctx.env), method: land.mergeMethod ?? 'merge' };
+        forge = { opened: await openForge(top, deliver, ctx.env, { flag: '--forge' }), method: land.mergeMethod ?? 'merge' };
       }
       const controller = new AbortController();
       const onSignal = (name: NodeJS.Signals) => {
