@@ -7,7 +7,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT_CODES } from '../contract.js';
 import { UsageError } from '../errors.js';
-import { runVerifyCommand } from '../loop/verify-commands.js';
 import { keepOutOfGit } from '../runs/git-ignore.js';
 import { acquirePlanLock, type PlanLock } from '../runs/plan-lock.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -15,14 +14,15 @@ import { git, GitError } from '../util/git.js';
 import { applyBranch, removeScratch, scratchWorktree } from './apply-branch.js';
 import { LAND_REPORT_FILE, renderLandReport, reportOf, type LandReport } from './land-report.js';
 import { landQueue, type LandItem } from './land-queue.js';
-import { LAND_STATE_FILE, readLandState, writeLandState, type CheckRecord, type LandItemState, type LandState } from './land-state.js';
+import { LAND_STATE_FILE, readLandState, writeLandState, type LandItemState, type LandState } from './land-state.js';
 import { checkedOutAt, moveTarget } from './move-target.js';
 import { chooseRemote } from '../util/git-remote.js';
 import type { OpenedForge } from './open-forge.js';
 import { prBranch } from './deliver-plan.js';
 import { landThroughForge } from './land-through-forge.js';
-import { homeOf, type RunSandbox } from '../sandbox/index.js';
-import { chooseCheckSandboxes, openForChecks, recordOf, refusalWords, type CheckSandboxRecord, type LandSandboxOptions } from './land-sandbox.js';
+import { homeOf } from '../sandbox/index.js';
+import { checkIntegratedTree } from './land-checks.js';
+import { chooseCheckSandboxes, type LandSandboxOptions } from './land-sandbox.js';
 
 export interface LandOptions {
   cwd: string;
@@ -63,8 +63,6 @@ export interface LandOutcome {
 }
 
 const SCRATCH_DIR = 'land-worktree';
-/** The repository's git folder is read-only to a sandboxed check: git status then skips its index refresh instead of being refused it. */
-const SANDBOXED_CHECK_ENV = { GIT_OPTIONAL_LOCKS: '0' };
 /** Each check's limit unless land.check_timeout says otherwise: a test suite, not a verify command. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
 
@@ -181,44 +179,17 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
           say(`${item.id}: not landed: ${applied.reason}`);
           continue;
         }
-        const checks: CheckRecord[] = [];
-        let failed: string | null = null;
         const all = [...plan.verify.map((command) => ({ kind: 'verify' as const, command })), ...(o.checks ?? []).map((command) => ({ kind: 'land' as const, command }))];
-        const choice = sandboxes.choices[n]!;
-        let box: RunSandbox | undefined;
-        try {
-          box = all.length > 0 ? await openForChecks(choice, scratch, env, (r) => say(`${item.id}: warning: sandbox refused ${refusalWords(r, home)} by a check`)) : undefined;
-        } catch (error) {
-          const reason = `its checks could not start in the sandbox: ${(error as Error).message}`;
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason, checks, onto, sandbox: recordOf(choice, undefined) });
-          say(`${item.id}: not landed: ${reason}`);
-          continue;
+        const checked = await checkIntegratedTree({ id: item.id, tree: scratch, commands: all, sandbox: sandboxes.choices[n]!, env, home, timeoutMs: checkTimeoutMs, signal, say });
+        if (checked.interrupted) {
+          interrupted = true;
+          break;
         }
-        let sandbox: CheckSandboxRecord;
-        try {
-          for (const c of all) {
-            say(`${item.id}: ${c.kind} check: ${c.command}`);
-            const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal, ...(box ? { sandbox: box.forVerify(), env: SANDBOXED_CHECK_ENV } : {}) });
-            if (r.aborted) {
-              interrupted = true;
-              break;
-            }
-            checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
-            if (r.exitCode !== 0 || r.timedOut) {
-              failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
-              break;
-            }
-          }
-        } finally {
-          await box?.close();
-          sandbox = recordOf(choice, box);
-        }
-        if (interrupted) break;
-        if (failed) {
-          // A refusal does not fail a check by itself; where one failed, it may be why.
-          if (sandbox.denied > 0) failed += `; the sandbox refused ${sandbox.refusals.slice(0, 3).map((r) => refusalWords(r, home)).join(', ')}${sandbox.refusals.length > 3 ? ', …' : ''}`;
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto, sandbox });
-          say(`${item.id}: not landed: ${failed}`);
+        const { checks } = checked;
+        const sandbox = checked.sandbox ? { sandbox: checked.sandbox } : {};
+        if (checked.failed !== null) {
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: checked.failed, checks, onto, ...sandbox });
+          say(`${item.id}: not landed: ${checked.failed}`);
           continue;
         }
         // The pull request's head: ralph/pr/<plan> for a batch's plan, the branch itself otherwise.
@@ -226,12 +197,12 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
           ? await landThroughForge({ repo, target, onto, commit: applied.commit, head: source.batchOut ? prBranch(item.id) : item.branch, ...o.forge })
           : await moveTarget(repo, target, onto, applied.commit);
         if (!moved.ok) {
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto, sandbox });
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto, ...sandbox });
           say(`${item.id}: not landed: ${moved.reason}`);
           continue;
         }
         const landedAs = o.forge ? await head(repo, `refs/heads/${target}`) : applied.commit;
-        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}), sandbox });
+        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}), ...sandbox });
         say(`${item.id}: landed on ${target} as ${landedAs.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
       }
     } finally {
