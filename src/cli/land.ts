@@ -6,6 +6,7 @@ import { EXIT_CODES } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { RegisterCommand } from './context.js';
 import { duration } from './exec-options.js';
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
 
 interface LandFlags {
   order?: string;
@@ -18,6 +19,7 @@ interface LandFlags {
   json?: boolean;
   out?: string;
   config?: string;
+  sandbox?: SandboxMode;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -34,6 +36,7 @@ export const registerLand: RegisterCommand = (program, ctx) => {
     .option('--check-timeout <duration>', 'limit of each check (default: land.check_timeout, else 30m)', duration('--check-timeout', { min: 1_000, max: 24 * 3_600_000 }))
     .option('--push', 'push the target to its remote once the landing is done')
     .option('--forge', "land each checked branch by merging its pull request on GitHub (land.merge_method, else merge) instead of moving the target here; the local target follows")
+    .addOption(new Option('--sandbox <mode>', "run the checks in a sandbox: on, off, or auto (on where it can start; default: RALPH_SANDBOX, else the plan's sandbox:, else the config's, else auto)").choices([...SANDBOX_MODES]))
     .option('--out <dir>', 'where land.json and land-report.md go (default: the batch folder, else .ralph/land/<target>)')
     .option('--json', 'print the landing report as JSON on stdout')
     .option('--config <file>', 'use this config file instead of the nearest ralph.config.yaml')
@@ -41,7 +44,7 @@ export const registerLand: RegisterCommand = (program, ctx) => {
     .action(async (args: string[], flags: LandFlags) => {
       const { runLand } = await import('../deliver/index.js');
       const { loadProjectConfig } = await import('../config/index.js');
-      const { land, deliver } = loadProjectConfig(process.cwd(), ctx.env, flags.config);
+      const { land, deliver, sandbox } = loadProjectConfig(process.cwd(), ctx.env, flags.config);
       const order = flags.order?.split(',').map((s) => s.trim()).filter(Boolean);
       if (flags.order !== undefined && !order?.length) throw new UsageError('--order names no plan or branch');
       if (flags.forge && flags.push) throw new UsageError('--forge merges on GitHub and --push pushes a target moved here: choose one');
@@ -52,7 +55,7 @@ export const registerLand: RegisterCommand = (program, ctx) => {
         const { git } = await import('../util/git.js');
         const top = await git(process.cwd(), ['rev-parse', '--show-toplevel']).catch(() => null);
         if (!top) throw new UsageError('--forge needs a git repository, and the current folder is not in one');
-        forge = { opened: await openForge(top, deliver, ctx.env), method: land.mergeMethod ?? 'merge' };
+        forge = { opened: await openForge(top, deliver, ctx.env, { flag: '--forge' }), method: land.mergeMethod ?? 'merge' };
       }
       const controller = new AbortController();
       const onSignal = (name: NodeJS.Signals) => {
@@ -76,8 +79,9 @@ export const registerLand: RegisterCommand = (program, ctx) => {
             ...(deliver.remote ? { remote: deliver.remote } : {}),
             ...(flags.out ? { out: flags.out } : {}),
             ...(forge ? { forge } : {}),
+            sandbox: { ...(flags.sandbox ? { flag: flags.sandbox } : {}), ...(sandbox ? { config: sandbox } : {}) },
           },
-          { signal: controller.signal, onLine: (line) => void ctx.stderr.write(`land: ${line}\n`) },
+          { signal: controller.signal, env: ctx.env, onLine: (line) => void ctx.stderr.write(`land: ${line}\n`), onWarning: (line) => void ctx.stderr.write(`land: warning: ${line}\n`) },
         );
         const r = outcome.report;
         if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);

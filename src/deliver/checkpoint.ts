@@ -38,7 +38,7 @@ export async function snapshotCommit(o: { repo: string; branch: string; parent: 
 }
 
 /** Where checkpoints go: a worktree on the plan's branch (batch), or a side branch of the user's checkout (exec). */
-export type CheckpointTarget = { kind: 'worktree'; worktree: string; branch: string } | { kind: 'side-branch'; repo: string; branch: (runId: string, plan: string) => string; start: string };
+export type CheckpointTarget = { kind: 'worktree'; worktree: string; branch: string } | { kind: 'side-branch'; repo: string; branch: (plan: string, runId: string) => string; start: string };
 
 /** The branch head a side branch continues from: its own head when it exists (a resumed run), else the start. */
 export async function sideParent(repo: string, branch: string, start: string): Promise<string> {
@@ -54,7 +54,7 @@ export function withCheckpoints(inner: RunLifecycleFactory | undefined, target: 
         if (target.kind === 'worktree') {
           await commitPlanBranch({ cwd: target.worktree, branch: target.branch, message });
         } else {
-          const branch = target.branch(facts.runId, facts.plan);
+          const branch = target.branch(facts.plan, facts.runId);
           await snapshotCommit({ repo: target.repo, branch, parent: await sideParent(target.repo, branch, target.start), message });
         }
       } catch (error) {

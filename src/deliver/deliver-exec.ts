@@ -42,15 +42,13 @@ export async function prepareExecDelivery(o: { cwd: string; env: NodeJS.ProcessE
     throw new UsageError(`${what}: ${repo} has no commit yet to start the run's branch from`, 'commit once first');
   }
   const forge = o.pr !== 'off' ? await openForge(repo, o.settings, o.env) : null;
-  const mode = o.pr;
-  const branchOf = (runId: string, plan: string) => execBranch(plan, runId);
   return {
-    wrap: (inner) => (o.checkpoint ? withCheckpoints(inner, { kind: 'side-branch', repo, branch: branchOf, start }) : inner),
+    wrap: (inner) => (o.checkpoint ? withCheckpoints(inner, { kind: 'side-branch', repo, branch: execBranch, start }) : inner),
     async finish(result, { planPath, runDir }) {
-      if (!forge || mode === 'off') return null;
+      if (!forge || o.pr === 'off') return null;
       const branch = execBranch(result.plan, result.run);
       let commit: string | null = null;
-      if (wantsPullRequest(mode, result.outcome)) {
+      if (wantsPullRequest(o.pr, result.outcome)) {
         const message = planCommitMessage({ plan: result.plan, planPath, outcome: result.outcome, reason: result.reason, run: result.run, attempt: 1 });
         try {
           // squash: one commit from the start, whatever checkpoints there were; else on top of the last checkpoint.
@@ -60,7 +58,7 @@ export async function prepareExecDelivery(o: { cwd: string; env: NodeJS.ProcessE
           return record(runDir, { prUrl: null, note: `pull request not opened: the run's work could not be committed on ${branch}: ${(error as Error).message}`, failed: true });
         }
       }
-      const d = await deliverPlan(forge, mode, { planId: result.plan, planPath, runDir, outcome: result.outcome, repo, branch, commit });
+      const d = await deliverPlan(forge, o.pr, { planId: result.plan, planPath, runDir, outcome: result.outcome, repo, branch, commit });
       return record(runDir, d);
     },
   };

@@ -8,6 +8,7 @@ import { BATCH_FILE, readBatchFile } from '../batch/batch-file.js';
 import { readRows } from '../batch/index-file.js';
 import { branchHead } from '../batch/commit-plan-branch.js';
 import { loadPlan } from '../plan/index.js';
+import type { SandboxLayer } from '../sandbox/settings.js';
 import { git } from '../util/git.js';
 
 export interface LandItem {
@@ -16,6 +17,8 @@ export interface LandItem {
   branch: string;
   /** The plan's verify commands (none for a bare branch). */
   verify: string[];
+  /** The plan's `sandbox:` (its checks' sandbox, docs/deliver.md#checks-in-the-sandbox). */
+  sandbox?: SandboxLayer;
 }
 
 export interface LandSource {
@@ -67,12 +70,13 @@ export async function landQueue(cwd: string, args: string[], order: string[] | u
         continue;
       }
       let verify: string[] = [];
+      let sandbox: SandboxLayer | undefined;
       try {
-        verify = (await loadPlan(plan.path)).config.verify;
+        ({ verify, sandbox } = (await loadPlan(plan.path)).config);
       } catch {
         // a plan file gone since: the land checks still run
       }
-      items.push({ id: plan.id, branch: row.branch, verify });
+      items.push({ id: plan.id, branch: row.branch, verify, ...(sandbox ? { sandbox } : {}) });
     }
     return { repo: file.repo, batchOut: out, items: ordered(items, order, skipped), skipped };
   }

@@ -3,6 +3,7 @@
 // fences they cannot close; branch names and reasons are escaped.
 import { formatDuration } from '../util/duration.js';
 import { escapeMarkdown, markdownFence } from '../util/markdown-escape.js';
+import type { CheckSandboxRecord } from './land-sandbox.js';
 import type { CheckRecord, LandState } from './land-state.js';
 
 export const LAND_REPORT_FILE = 'land-report.md';
@@ -12,8 +13,8 @@ export interface LandReport {
   strategy: 'rebase' | 'merge';
   from: string;
   to: string;
-  landed: { id: string; branch: string; commit: string; checks: CheckRecord[]; note?: string }[];
-  unlanded: { id: string; branch: string; reason: string; checks: CheckRecord[] }[];
+  landed: { id: string; branch: string; commit: string; checks: CheckRecord[]; note?: string; sandbox?: CheckSandboxRecord }[];
+  unlanded: { id: string; branch: string; reason: string; checks: CheckRecord[]; sandbox?: CheckSandboxRecord }[];
   /** Not tried: not accepted, not in --order, or left when the landing was interrupted. */
   skipped: { id: string; reason: string }[];
   pushed: { ok: boolean; note: string } | null;
@@ -23,8 +24,9 @@ export interface LandReport {
 export function reportOf(state: LandState, to: string, skipped: { id: string; reason: string }[], interrupted: boolean): LandReport {
   const report: LandReport = { target: state.target, strategy: state.strategy, from: state.startedFrom, to, landed: [], unlanded: [], skipped: [...skipped], pushed: state.pushed ?? null, interrupted };
   for (const item of state.items) {
-    if (item.status === 'landed') report.landed.push({ id: item.id, branch: item.branch, commit: item.commit, checks: item.checks, ...(item.note ? { note: item.note } : {}) });
-    else if (item.status === 'unlanded') report.unlanded.push({ id: item.id, branch: item.branch, reason: item.reason, checks: item.checks });
+    const sandbox = item.status !== 'pending' && item.sandbox ? { sandbox: item.sandbox } : {};
+    if (item.status === 'landed') report.landed.push({ id: item.id, branch: item.branch, commit: item.commit, checks: item.checks, ...(item.note ? { note: item.note } : {}), ...sandbox });
+    else if (item.status === 'unlanded') report.unlanded.push({ id: item.id, branch: item.branch, reason: item.reason, checks: item.checks, ...sandbox });
     else report.skipped.push({ id: item.id, reason: 'not reached: the landing was interrupted' });
   }
   return report;
@@ -35,9 +37,19 @@ function checkLine(c: CheckRecord): string {
   return `| ${c.kind} | ${escapeMarkdown(c.command)} | ${result} | ${formatDuration(c.durationMs)} |`;
 }
 
-function checksTable(checks: CheckRecord[]): string[] {
+function checksTable(checks: CheckRecord[], sandbox: CheckSandboxRecord | undefined): string[] {
   if (checks.length === 0) return ['No checks ran.', ''];
-  return ['| from | command | result | duration |', '| --- | --- | --- | --- |', ...checks.map(checkLine), ''];
+  return [...sandboxLines(sandbox), '| from | command | result | duration |', '| --- | --- | --- | --- |', ...checks.map(checkLine), ''];
+}
+
+const REFUSED = { write: 'write to', read: 'read of', network: 'connection to' } as const;
+
+/** Whether the checks ran sandboxed, and each refusal (its path or host is the check's own words: escaped). */
+function sandboxLines(s: CheckSandboxRecord | undefined): string[] {
+  if (!s) return [];
+  const head = `Checks ran ${s.on ? 'in the sandbox' : 'without a sandbox'}, --sandbox ${escapeMarkdown(s.why)}`;
+  if (s.denied === 0) return [`${head}${s.on ? '; it refused nothing' : ''}.`, ''];
+  return [`${head}; it refused ${s.denied}:`, '', ...s.refusals.map((r) => `- ${REFUSED[r.what]} ${escapeMarkdown(r.target)}${r.count > 1 ? ` (${r.count} times)` : ''}`), ''];
 }
 
 export function renderLandReport(r: LandReport): string {
@@ -52,11 +64,11 @@ export function renderLandReport(r: LandReport): string {
   lines.push('');
   lines.push('## Landed', '');
   if (r.landed.length === 0) lines.push('None.', '');
-  for (const l of r.landed) lines.push(`### ${escapeMarkdown(l.id)}`, '', `- Branch: ${escapeMarkdown(l.branch)}`, `- Landed as: ${l.commit.slice(0, 12)}${l.note ? ` (${escapeMarkdown(l.note)})` : ''}`, '', ...checksTable(l.checks));
+  for (const l of r.landed) lines.push(`### ${escapeMarkdown(l.id)}`, '', `- Branch: ${escapeMarkdown(l.branch)}`, `- Landed as: ${l.commit.slice(0, 12)}${l.note ? ` (${escapeMarkdown(l.note)})` : ''}`, '', ...checksTable(l.checks, l.sandbox));
   lines.push('## Unlanded', '');
   if (r.unlanded.length === 0) lines.push('None.', '');
   for (const u of r.unlanded) {
-    lines.push(`### ${escapeMarkdown(u.id)}`, '', `- Branch: ${escapeMarkdown(u.branch)}`, `- Reason: ${escapeMarkdown(u.reason)}`, '', ...checksTable(u.checks));
+    lines.push(`### ${escapeMarkdown(u.id)}`, '', `- Branch: ${escapeMarkdown(u.branch)}`, `- Reason: ${escapeMarkdown(u.reason)}`, '', ...checksTable(u.checks, u.sandbox));
     const failed = u.checks.find((c) => c.exitCode !== 0 || c.timedOut);
     if (failed) lines.push(`Output of \`${failed.kind}\` check (its tail):`, '', markdownFence(failed.tail || '(no output)', 'text'), '');
   }

@@ -3,6 +3,7 @@
 // The target only ever moves in one step (move-target.ts); this file only says what is done.
 import { readFile } from 'node:fs/promises';
 import { writeJsonAtomic } from '../util/atomic-write.js';
+import type { CheckSandboxRecord } from './land-sandbox.js';
 
 export const LAND_STATE_FILE = 'land.json';
 
@@ -19,8 +20,8 @@ export interface CheckRecord {
 
 export type LandItemState =
   | { id: string; branch: string; status: 'pending' }
-  | { id: string; branch: string; status: 'landed'; commit: string; onto: string; checks: CheckRecord[]; note?: string }
-  | { id: string; branch: string; status: 'unlanded'; reason: string; checks: CheckRecord[]; onto: string };
+  | { id: string; branch: string; status: 'landed'; commit: string; onto: string; checks: CheckRecord[]; note?: string; sandbox?: CheckSandboxRecord }
+  | { id: string; branch: string; status: 'unlanded'; reason: string; checks: CheckRecord[]; onto: string; sandbox?: CheckSandboxRecord };
 
 export interface LandState {
   version: 1;

@@ -4,6 +4,7 @@
 // plans never ends in a failure at 3 a.m. that was knowable at 9 p.m.
 import { UsageError } from '../errors.js';
 import { git } from '../util/git.js';
+import { chooseRemote, tryGit } from '../util/git-remote.js';
 import { ForgeError, type Forge } from './forge.js';
 import { findToken } from './forge-token.js';
 import { GitHubForge } from './github-forge.js';
@@ -25,20 +26,9 @@ export interface OpenedForge {
   base: string;
 }
 
-async function tryGit(cwd: string, args: string[]): Promise<string | null> {
-  try {
-    return await git(cwd, args);
-  } catch {
-    return null;
-  }
-}
-
-export async function chooseRemote(top: string, asked: string | undefined): Promise<string | null> {
-  const remotes = ((await tryGit(top, ['remote'])) ?? '').split('\n').filter(Boolean);
-  if (asked !== undefined) return remotes.includes(asked) ? asked : null;
-  const upstream = await tryGit(top, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']);
-  const fromUpstream = upstream ? remotes.find((r) => upstream.startsWith(`${r}/`)) : undefined;
-  return fromUpstream ?? (remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0]! : null);
+/** gitlab.com, or a host that says it is a GitLab (gitlab.corp.example): named in the refusal. */
+function isGitLab(host: string): boolean {
+  return /(^|[.-])gitlab([.-]|$)/.test(host);
 }
 
 /** The API base URL for a remote's host: github.com's, or a GitHub Enterprise Server's (docs/deliver.md). */
@@ -54,14 +44,15 @@ function apiUrlFor(host: string, settings: ForgeSettings, env: NodeJS.ProcessEnv
 }
 
 /**
- * Opens the forge of the repository at `top` and checks it can take pull requests. `branch` is
- * the branch the work starts from: the default base when the settings name none.
+ * Opens the forge of the repository at `top` and checks it can take pull requests. `flag` is what
+ * asked for it (`--pr`, or `--forge` of ralph land), for the messages.
  */
-export async function openForge(top: string, settings: ForgeSettings, env: NodeJS.ProcessEnv, o: { gh?: (host: string) => Promise<string | null> } = {}): Promise<OpenedForge> {
+export async function openForge(top: string, settings: ForgeSettings, env: NodeJS.ProcessEnv, o: { gh?: (host: string) => Promise<string | null>; flag?: string } = {}): Promise<OpenedForge> {
+  const flag = o.flag ?? '--pr';
   const remote = await chooseRemote(top, settings.remote);
   if (!remote) {
     throw new UsageError(
-      settings.remote ? `--pr: the repository has no remote named ${settings.remote} (deliver.remote)` : '--pr: the repository has no remote to push to (no upstream, no origin)',
+      settings.remote ? `${flag}: the repository has no remote named ${settings.remote} (deliver.remote)` : `${flag}: the repository has no remote to push to (no upstream, no origin)`,
       'add one: git remote add origin https://github.com/OWNER/REPO.git',
     );
   }
@@ -69,25 +60,28 @@ export async function openForge(top: string, settings: ForgeSettings, env: NodeJ
   // name is in what the team wrote, not in where git is told to fetch it from.
   const url = (await tryGit(top, ['config', '--get', `remote.${remote}.url`])) ?? '';
   const repo = parseRemoteUrl(url);
-  if (!repo) throw new UsageError(`--pr: the remote ${remote} (${url}) is not a GitHub repository's URL`, 'pull requests need a GitHub remote, e.g. https://github.com/OWNER/REPO.git (GitLab is not supported yet: docs/deliver.md)');
+  if (!repo) throw new UsageError(`${flag}: the remote ${remote} (${url}) is not a GitHub repository's URL`, 'pull requests need a GitHub remote, e.g. https://github.com/OWNER/REPO.git (GitLab and other forges are not supported: docs/deliver.md)');
   const apiUrl = apiUrlFor(repo.host, settings, env);
+  if (!apiUrl && isGitLab(repo.host)) {
+    throw new UsageError(`${flag}: the remote ${remote} is on ${repo.host}: GitLab is not supported, ralph opens pull requests on GitHub only`, `push the branches and open merge requests yourself, or run without ${flag} (docs/deliver.md#forges-what-is-and-is-not-supported)`);
+  }
   if (!apiUrl) {
     throw new UsageError(
-      `--pr: the remote ${remote} is on ${repo.host}, which is not GitHub${settings.githubUrl ? ` (deliver.github_url is ${settings.githubUrl})` : ''}`,
-      'for GitHub Enterprise Server, set deliver.github_url: https://<host> in ralph.config.yaml; other forges are not supported yet (docs/deliver.md)',
+      `${flag}: the remote ${remote} is on ${repo.host}, which is not GitHub${settings.githubUrl ? ` (deliver.github_url is ${settings.githubUrl})` : ''}`,
+      'for GitHub Enterprise Server, set deliver.github_url: https://<host> in ralph.config.yaml; GitLab and other forges are not supported (docs/deliver.md)',
     );
   }
   const token = await findToken(env, repo.host, o.gh);
-  if (!token) throw new UsageError(`--pr: no GitHub token: GITHUB_TOKEN is not set and \`gh auth token\` gave none for ${repo.host}`, 'export GITHUB_TOKEN=<a token with the repo scope>, or run gh auth login');
+  if (!token) throw new UsageError(`${flag}: no GitHub token: GITHUB_TOKEN is not set and \`gh auth token\` gave none for ${repo.host}`, 'export GITHUB_TOKEN=<a token with the repo scope>, or run gh auth login');
   const forge = new GitHubForge({ apiUrl, owner: repo.owner, repo: repo.name, token: token.token });
   let info;
   try {
     info = await forge.repository();
   } catch (error) {
-    if (error instanceof ForgeError) throw new UsageError(`--pr: ${error.message} (token from ${token.from})`);
+    if (error instanceof ForgeError) throw new UsageError(`${flag}: ${error.message} (token from ${token.from})`);
     throw error;
   }
-  if (!info.canPush) throw new UsageError(`--pr: the token (from ${token.from}) cannot push to ${info.fullName}, so it cannot open pull requests there`, 'use a token with write access to the repository');
+  if (!info.canPush) throw new UsageError(`${flag}: the token (from ${token.from}) cannot push to ${info.fullName}, so it cannot open pull requests there`, 'use a token with write access to the repository');
   const current = await tryGit(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
   const base = settings.base ?? (current && !current.startsWith('ralph/') ? current : info.defaultBranch);
   // Pull requests are opened against the remote's base branch, and pushes go to the remote: both
@@ -96,10 +90,10 @@ export async function openForge(top: string, settings: ForgeSettings, env: NodeJ
   try {
     heads = await git(top, ['ls-remote', '--heads', remote, `refs/heads/${base}`], { timeoutMs: 30_000 });
   } catch (error) {
-    throw new UsageError(`--pr: the remote ${remote} cannot be reached: ${(error as Error).message.replace(/^git ls-remote failed: /, '')}`, 'pushes go to it: fix the remote, or your access to it');
+    throw new UsageError(`${flag}: the remote ${remote} cannot be reached: ${(error as Error).message.replace(/^git ls-remote failed: /, '')}`, 'pushes go to it: fix the remote, or your access to it');
   }
   if (!heads.includes(`refs/heads/${base}`)) {
-    throw new UsageError(`--pr: the base branch ${base} is not on the remote ${remote}, so there is nothing to open pull requests against`, `push it first (git push ${remote} ${base}), or name another with deliver.base`);
+    throw new UsageError(`${flag}: the base branch ${base} is not on the remote ${remote}, so there is nothing to open pull requests against`, `push it first (git push ${remote} ${base}), or name another with deliver.base`);
   }
   return { forge, remote, repo, base };
 }

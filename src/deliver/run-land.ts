@@ -7,7 +7,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT_CODES } from '../contract.js';
 import { UsageError } from '../errors.js';
-import { runVerifyCommand } from '../loop/verify-commands.js';
 import { keepOutOfGit } from '../runs/git-ignore.js';
 import { acquirePlanLock, type PlanLock } from '../runs/plan-lock.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -15,11 +14,15 @@ import { git, GitError } from '../util/git.js';
 import { applyBranch, removeScratch, scratchWorktree } from './apply-branch.js';
 import { LAND_REPORT_FILE, renderLandReport, reportOf, type LandReport } from './land-report.js';
 import { landQueue, type LandItem } from './land-queue.js';
-import { LAND_STATE_FILE, readLandState, writeLandState, type CheckRecord, type LandItemState, type LandState } from './land-state.js';
+import { LAND_STATE_FILE, readLandState, writeLandState, type LandItemState, type LandState } from './land-state.js';
 import { checkedOutAt, moveTarget } from './move-target.js';
-import { chooseRemote, type OpenedForge } from './open-forge.js';
+import { chooseRemote } from '../util/git-remote.js';
+import type { OpenedForge } from './open-forge.js';
 import { prBranch } from './deliver-plan.js';
 import { landThroughForge } from './land-through-forge.js';
+import { homeOf } from '../sandbox/index.js';
+import { checkIntegratedTree } from './land-checks.js';
+import { chooseCheckSandboxes, type LandSandboxOptions } from './land-sandbox.js';
 
 export interface LandOptions {
   cwd: string;
@@ -37,13 +40,19 @@ export interface LandOptions {
   out?: string;
   /** --forge: each checked branch lands by merging its pull request on the forge, not by moving the target here. */
   forge?: { opened: OpenedForge; method: 'merge' | 'squash' | 'rebase' };
+  /** --sandbox and the config's `sandbox:`: where the checks run (docs/deliver.md#checks-in-the-sandbox). */
+  sandbox?: LandSandboxOptions;
 }
 
 export interface LandDeps {
   signal?: AbortSignal;
   /** One line per step, for people (stderr). */
   onLine?: (line: string) => void;
+  /** The one warning of --sandbox auto where the sandbox cannot start. */
+  onWarning?: (line: string) => void;
   now?: () => Date;
+  /** RALPH_SANDBOX, HOME (default: the process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface LandOutcome {
@@ -102,7 +111,11 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
   const now = deps.now ?? (() => new Date());
   const say = deps.onLine ?? (() => undefined);
   const signal = deps.signal ?? new AbortController().signal;
+  const env = deps.env ?? process.env;
   const source = await landQueue(o.cwd, o.args, o.order);
+  // Before anything lands: `--sandbox on` where it cannot start is refused here (exit 64).
+  const sandboxes = chooseCheckSandboxes(o.sandbox ?? {}, env, source.items.map((i) => i.sandbox));
+  if (sandboxes.warning !== undefined) deps.onWarning?.(sandboxes.warning);
   const repo = source.repo;
   const target = await chooseTarget(repo, o.target);
   const strategy = o.strategy ?? 'rebase';
@@ -112,6 +125,7 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
   const statePath = join(out, LAND_STATE_FILE);
   const scratch = join(out, SCRATCH_DIR);
   const checkTimeoutMs = o.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const home = homeOf(env);
 
   const lock = lockLanding(repo, statePath, out);
   try {
@@ -165,26 +179,17 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
           say(`${item.id}: not landed: ${applied.reason}`);
           continue;
         }
-        const checks: CheckRecord[] = [];
-        let failed: string | null = null;
         const all = [...plan.verify.map((command) => ({ kind: 'verify' as const, command })), ...(o.checks ?? []).map((command) => ({ kind: 'land' as const, command }))];
-        for (const c of all) {
-          say(`${item.id}: ${c.kind} check: ${c.command}`);
-          const r = await runVerifyCommand(c.command, scratch, { timeoutMs: checkTimeoutMs, signal });
-          if (r.aborted) {
-            interrupted = true;
-            break;
-          }
-          checks.push({ kind: c.kind, command: c.command, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, tail: r.tail });
-          if (r.exitCode !== 0 || r.timedOut) {
-            failed = `${c.kind === 'verify' ? "the plan's verify command" : 'the land check'} \`${c.command}\` ${r.timedOut ? `timed out after ${Math.round(checkTimeoutMs / 1000)}s` : `exited ${r.exitCode ?? 'without a code'}`} on the integrated tree`;
-            break;
-          }
+        const checked = await checkIntegratedTree({ id: item.id, tree: scratch, commands: all, sandbox: sandboxes.choices[n]!, env, home, timeoutMs: checkTimeoutMs, signal, say });
+        if (checked.interrupted) {
+          interrupted = true;
+          break;
         }
-        if (interrupted) break;
-        if (failed) {
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: failed, checks, onto });
-          say(`${item.id}: not landed: ${failed}`);
+        const { checks } = checked;
+        const sandbox = checked.sandbox ? { sandbox: checked.sandbox } : {};
+        if (checked.failed !== null) {
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: checked.failed, checks, onto, ...sandbox });
+          say(`${item.id}: not landed: ${checked.failed}`);
           continue;
         }
         // The pull request's head: ralph/pr/<plan> for a batch's plan, the branch itself otherwise.
@@ -192,12 +197,12 @@ export async function runLand(o: LandOptions, deps: LandDeps = {}): Promise<Land
           ? await landThroughForge({ repo, target, onto, commit: applied.commit, head: source.batchOut ? prBranch(item.id) : item.branch, ...o.forge })
           : await moveTarget(repo, target, onto, applied.commit);
         if (!moved.ok) {
-          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto });
+          await set({ id: item.id, branch: item.branch, status: 'unlanded', reason: moved.reason, checks, onto, ...sandbox });
           say(`${item.id}: not landed: ${moved.reason}`);
           continue;
         }
         const landedAs = o.forge ? await head(repo, `refs/heads/${target}`) : applied.commit;
-        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}) });
+        await set({ id: item.id, branch: item.branch, status: 'landed', commit: landedAs, onto, checks, ...(moved.note ? { note: moved.note } : {}), ...sandbox });
         say(`${item.id}: landed on ${target} as ${landedAs.slice(0, 12)}${checks.length ? ` (${checks.length} check${checks.length === 1 ? '' : 's'} passed)` : ''}`);
       }
     } finally {

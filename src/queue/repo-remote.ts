@@ -7,6 +7,7 @@ import { QUEUE } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { BatchPlan } from '../batch/index.js';
 import { git, GitError } from '../util/git.js';
+import { chooseRemote, tryGit } from '../util/git-remote.js';
 
 export interface RepoRemote {
   /** The repository's top folder on this machine. */
@@ -14,21 +15,6 @@ export interface RepoRemote {
   remoteName: string;
   url: string;
   commit: string;
-}
-
-async function tryGit(cwd: string, args: string[]): Promise<string | null> {
-  try {
-    return await git(cwd, args);
-  } catch {
-    return null;
-  }
-}
-
-async function chooseRemote(top: string): Promise<string | null> {
-  const upstream = await tryGit(top, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']);
-  const remotes = ((await tryGit(top, ['remote'])) ?? '').split('\n').filter(Boolean);
-  const fromUpstream = upstream ? remotes.find((r) => upstream.startsWith(`${r}/`)) : undefined;
-  return fromUpstream ?? (remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0]! : null);
 }
 
 export async function checkRepoRemote(cwd: string, timeoutMs: number = QUEUE.remoteCheckTimeoutMs): Promise<RepoRemote> {

@@ -8,3 +8,4 @@ export { feedbackFor, shortPath, type RefusalCount, type RefusalKind } from './r
 export { RunSandbox, type DeniedReport, type RefusalBy } from './run-sandbox.js';
 export { describeMode, readSandboxValue, SANDBOX_KEYS, SANDBOX_MODES, sandboxFromEnv, sandboxSettings, type SandboxLayer, type SandboxMode, type SandboxSettings } from './settings.js';
 export type { CommandSandbox, SandboxedSpawn } from './types.js';
+export { checkPolicyOf, openCheckSandbox, type CheckSandboxFacts } from './check-sandbox.js';

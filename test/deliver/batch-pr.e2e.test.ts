@@ -2,6 +2,7 @@
 // bare remote and the GitHub stand-in. The two accepted plans get one pull request each whose
 // bodies name their verify commands and findings; the failed one gets none (a draft with
 // --pr draft); running the batch again updates the pull requests instead of adding new ones.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -115,5 +116,27 @@ describe('ralph batch --pr (built CLI, bare remote, GitHub stand-in)', () => {
     expect(notGitHub.stderr).toMatch(/^ralph: --pr: the remote origin \(\/.*\/remote\.git\) is not a GitHub repository's URL/);
     expect(existsSync(join(local.repo, 'o'))).toBe(false);
     expect(gh!.pulls).toHaveLength(0);
+  });
+
+  it('a GitLab remote: --pr (batch, exec) and land --forge refuse in one line and a hint, exit 64, before anything runs', async () => {
+    const { r, env } = setUp();
+    execFileSync('git', ['remote', 'set-url', 'origin', 'https://gitlab.com/acme/widgets.git'], { cwd: r.repo });
+    const start = execFileSync('git', ['rev-parse', 'main'], { cwd: r.repo, encoding: 'utf8' });
+    for (const args of [
+      ['batch', 'plans', '--pr', '--out', 'o', '--', process.execPath, AGENT],
+      ['exec', 'plans/alpha.md', '--pr', '--', process.execPath, AGENT],
+      ['land', 'main', '--forge'],
+    ]) {
+      const flag = args.includes('--forge') ? '--forge' : '--pr';
+      const run = await runRalph(args, { cwd: r.repo, env });
+      expect(run.code, run.stderr).toBe(64);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `ralph: ${flag}: the remote origin is on gitlab.com: GitLab is not supported, ralph opens pull requests on GitHub only`,
+        `push the branches and open merge requests yourself, or run without ${flag} (docs/deliver.md#forges-what-is-and-is-not-supported)`,
+      ]);
+    }
+    expect(existsSync(join(r.repo, 'o'))).toBe(false);
+    expect(existsSync(join(r.repo, '.ralph'))).toBe(false);
+    expect(execFileSync('git', ['rev-parse', 'main'], { cwd: r.repo, encoding: 'utf8' })).toBe(start);
   });
 });

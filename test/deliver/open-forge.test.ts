@@ -76,4 +76,16 @@ describe('openForge', () => {
     git(r.repo, 'remote', 'remove', 'origin');
     expect(await refusal(openForge(r.repo, {}, { ...env, GITHUB_TOKEN: 'ok' }, { gh: noGh }))).toMatch(/no remote to push to/);
   });
+
+  it('a GitLab remote (gitlab.com, a subgroup, a self-hosted gitlab.*): refused by name before the token is looked for', async () => {
+    const r = makeRepo({ 'a.txt': 'a' });
+    for (const url of ['https://gitlab.com/acme/widgets.git', 'git@gitlab.com:acme/platform/widgets.git', 'https://gitlab.corp.example/acme/widgets']) {
+      git(r.repo, 'remote', 'set-url', 'origin', url);
+      const host = new URL(url.replace(/^git@([^:]+):/, 'ssh://$1/')).hostname;
+      // No token, no API: the forge is refused first, for what it is.
+      expect(await refusal(openForge(r.repo, {}, {}, { gh: noGh }))).toBe(`--pr: the remote origin is on ${host}: GitLab is not supported, ralph opens pull requests on GitHub only`);
+    }
+    // ralph land --forge words it for itself.
+    expect(await refusal(openForge(r.repo, {}, {}, { gh: noGh, flag: '--forge' }))).toMatch(/^--forge: the remote origin is on gitlab.corp.example: GitLab is not supported/);
+  });
 });
