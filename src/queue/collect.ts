@@ -229,7 +229,7 @@ export class Collector {
       // Handled already, except for one case: a coordinator stopped between moving a final failed
       // attempt into attempts/ and writing the error stub in its place. Write the stub now.
       if (!stub || (await pathExists(resultPath(out, r.plan)))) return false;
-      return this.finish(s, r, true);
+      return this.finish(s, r, true, this.deps.deliver ? await this.deps.deliver(r) : null);
     }
     await this.writeRunFiles(r);
     const partial = partialPath(out, r.plan);
