@@ -164,6 +164,25 @@ function prUrlText(prUrl: string | null): string {
   return strictUrl(prUrl)?.href ?? markdownLine(prUrl.slice(0, 1_000), 300);
 }
 
+function deliveryLine(d: { note: string; failed: boolean }): string {
+  return `- ${RESULT_KEYS.delivery}: ${d.failed ? DELIVERY_FAILED : ''}${markdownLine(d.note, 1_000)}`;
+}
+
+/**
+ * A finished result text written elsewhere (a queue worker's, docs/queue.md) with what delivery
+ * did afterwards: its `PR URL:` line set and the `Delivery:` line after it, as renderResult puts them.
+ */
+export function withDelivery(text: string, prUrl: string | null, delivery: { note: string; failed: boolean }): string {
+  const lines = text.split('\n');
+  const start = lines.lastIndexOf(RESULT_HEADING);
+  const key = `- ${RESULT_KEYS.prUrl}: `;
+  let at = start < 0 ? -1 : start + 1;
+  while (at > 0 && at < lines.length && !lines[at]!.startsWith('#') && !lines[at]!.startsWith(key)) at++;
+  if (at < 0 || at >= lines.length || !lines[at]!.startsWith(key)) return text;
+  lines.splice(at, 1, ...(prUrl ? [`${key}${prUrlText(prUrl)}`] : [lines[at]!]), deliveryLine(delivery));
+  return lines.join('\n');
+}
+
 function resultLines(f: ResultFacts): string[] {
   const k = RESULT_KEYS;
   const lines = [
@@ -177,7 +196,7 @@ function resultLines(f: ResultFacts): string[] {
     `- ${k.cost}: ${formatCost(f.costUsd)}${f.receipts?.some((r) => r.costEstimated) ? ' (partly estimated)' : ''}`,
     ...(f.tasksVerified ? [`- ${k.tasks}: ${f.tasksVerified}`] : []),
     `- ${k.prUrl}: ${prUrlText(f.prUrl)}`,
-    ...(f.delivery ? [`- ${k.delivery}: ${f.delivery.failed ? DELIVERY_FAILED : ''}${markdownLine(f.delivery.note, 1_000)}`] : []),
+    ...(f.delivery ? [deliveryLine(f.delivery)] : []),
     `- ${k.branch}: ${f.branch ?? NONE}`,
     `- ${k.commit}: ${f.commit ?? NONE}`,
     `- ${k.worktree}: ${f.worktree ?? NONE}`,

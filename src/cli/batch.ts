@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { CONFIG_FILE, EXIT_CODES, LIMITS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import type { BatchDeps, SharedExecOptions } from '../batch/index.js';
+import type { QueuedBatchDeps } from '../queue/index.js';
 import { addExecOptions, duration, execOptionsFrom, positiveInt, type RawExecFlags } from './exec-options.js';
 import type { RegisterCommand } from './context.js';
 import { prOption, type PrFlag } from './pr-flag.js';
@@ -41,7 +42,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--resume <dir>', 'continue the batch in DIR: runs the plans without a final result')
     .option('--allow-dirty', 'run plans or agent scripts that differ from the last commit: worktrees start from a snapshot of the working tree (default: refuse, naming the files)')
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
-    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine; needs RALPH_QUEUE_SECRET, and the agent is the workers\' (docs/queue.md)')
+    .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine; needs RALPH_QUEUE_SECRET, and the agent is the workers\'; with --pr the workers push and this machine opens the pull requests (docs/queue.md)')
     .addOption(prOption())
     .option('--checkpoint', "commit on each plan's branch after every iteration that changed files (default: deliver.checkpoint; deliver.squash folds them into one at the end)");
   addExecOptions(command);
@@ -90,7 +91,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     });
     // --pr (docs/deliver.md): the forge is checked now, before any plan runs, not at 3 a.m.
     const prMode = flags.pr ?? project.config.deliver.pr ?? 'off';
-    let deliver: BatchDeps['deliver'];
+    // The same delivery for a local batch's plans and a queued batch's (QueuedBatchDeps takes its wider input).
+    let deliver: QueuedBatchDeps['deliver'];
     let isolate = flags.isolate ?? defaults.isolate;
     const checkpoint = flags.checkpoint ?? project.config.deliver.checkpoint ?? false;
     if (checkpoint && flags.queue !== undefined) throw new UsageError('--checkpoint does not apply to a queued batch yet (docs/deliver.md)');
@@ -99,8 +101,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
       isolate = 'worktree';
     }
     if (prMode !== 'off') {
-      if (flags.queue !== undefined) throw new UsageError('--pr does not apply to a queued batch yet: open pull requests after it with a local batch, or push the ralph/<batch>/<plan> branches yourself (docs/deliver.md)');
-      if (flags.resume === undefined) {
+      // A queued batch's workers push the branches; the pull requests are opened here (docs/queue.md).
+      if (flags.resume === undefined && flags.queue === undefined) {
         if (isolate === 'none') throw new UsageError('--pr needs each plan on its own branch, and --isolate none shares one folder', 'leave --isolate out (with --pr each plan gets its own worktree)');
         isolate = 'worktree';
       }
@@ -144,7 +146,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
         }
         const summary = await runQueuedBatch(
           { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough), env: ctx.env, agentConfig: project.config },
-          { signal: controller.signal, onEvent: deps.onEvent },
+          { signal: controller.signal, onEvent: deps.onEvent, ...(deliver ? { deliver } : {}) },
         );
         ctx.exitCode = summary.exitCode;
         await listener.finish();

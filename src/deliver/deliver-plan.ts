@@ -6,7 +6,7 @@ import { git } from '../util/git.js';
 import { ForgeError, type PullRequest } from './forge.js';
 import type { OpenedForge } from './open-forge.js';
 import { prBody, prTitle } from './pr-body.js';
-import { readRunFacts } from './run-facts.js';
+import { readRunFacts, type RunFacts } from './run-facts.js';
 
 /** ready: pull requests for accepted plans; draft: also drafts for plans that ended without being accepted. */
 export type PrMode = 'ready' | 'draft';
@@ -29,6 +29,12 @@ export interface PlanToDeliver {
   /** The plan's local branch, and the commit ralph proposes (its head when the plan ended). */
   branch: string;
   commit: string | null;
+  /**
+   * A queued batch's plan (docs/queue.md): its branch is on this git remote (URL or name), pushed
+   * by a worker, and fetched from there first; the facts for the body came with the worker's report.
+   */
+  fetchFrom?: string;
+  facts?: RunFacts;
 }
 
 export interface Delivery {
@@ -73,6 +79,9 @@ export async function deliverPlan(forge: OpenedForge, mode: PrMode, plan: PlanTo
   let pushed = false;
   try {
     const beyond = await serially(async () => {
+      if (plan.fetchFrom !== undefined) {
+        await git(plan.repo, ['fetch', '--quiet', '--no-tags', plan.fetchFrom, `+refs/heads/${plan.branch}:refs/ralph/deliver-head`], { timeoutMs: PUSH_TIMEOUT_MS });
+      }
       const n = await commitsBeyondBase(plan.repo, forge.remote, forge.base, plan.commit!);
       if (n > 0) {
         // Forced: the branch is ralph's, and a plan run again starts from the base again.
@@ -82,7 +91,7 @@ export async function deliverPlan(forge: OpenedForge, mode: PrMode, plan: PlanTo
       return n;
     });
     if (beyond === 0) return { prUrl: null, note: `no pull request: ${plan.branch} has no commit beyond ${forge.remote}/${forge.base}`, failed: false };
-    const facts = await readRunFacts({ runDir: plan.runDir, planPath: plan.planPath, ...(plan.shownRunDir ? { shownRunDir: plan.shownRunDir } : {}) });
+    const facts = plan.facts ?? (await readRunFacts({ runDir: plan.runDir, planPath: plan.planPath, ...(plan.shownRunDir ? { shownRunDir: plan.shownRunDir } : {}) }));
     const title = prTitle(facts);
     const body = prBody(facts, { draft, branch: plan.branch, commit: plan.commit });
     let existing = await forge.forge.findOpenPull(head);

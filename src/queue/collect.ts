@@ -20,6 +20,7 @@ import {
   type AttemptOutcome,
   type BatchEvent,
   type BatchPlan,
+  withDelivery,
   type ResultFacts,
 } from '../batch/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -48,7 +49,11 @@ export interface CollectorDeps {
   firstAttempt: (plan: string) => number;
   emit: (e: BatchEvent) => void;
   now: () => Date;
+  /** --pr (docs/deliver.md): delivers a plan's branch once its last attempt is reported; null when nothing was to be done. */
+  deliver?: (r: AttemptReport) => Promise<Delivered | null>;
 }
+
+type Delivered = { prUrl: string | null; note: string; failed: boolean };
 
 export class Collector {
   private readonly states = new Map<string, PlanState>();
@@ -224,11 +229,13 @@ export class Collector {
       // Handled already, except for one case: a coordinator stopped between moving a final failed
       // attempt into attempts/ and writing the error stub in its place. Write the stub now.
       if (!stub || (await pathExists(resultPath(out, r.plan)))) return false;
-      return this.finish(s, r, true);
+      return this.finish(s, r, true, this.deps.deliver ? await this.deps.deliver(r) : null);
     }
     await this.writeRunFiles(r);
     const partial = partialPath(out, r.plan);
-    await writeFileAtomic(partial, r.text);
+    // Before the result is written: a coordinator stopped while it delivers reads the report again and delivers again (an update).
+    const delivered = r.final && this.deps.deliver ? await this.deps.deliver(r) : null;
+    await writeFileAtomic(partial, delivered ? withDelivery(r.text, delivered.prUrl, delivered) : r.text);
     if (!r.final) {
       const movedTo = await moveAside(out, partial, `${r.plan}.attempt-${r.attempt}.md`);
       s.previous.push(movedTo);
@@ -240,14 +247,18 @@ export class Collector {
     if (stub) s.previous.push(await moveAside(out, partial, `${r.plan}.attempt-${r.attempt}.md`));
     else await rename(partial, resultPath(out, r.plan));
     s.handled.add(r.attempt);
-    return this.finish(s, r, stub);
+    return this.finish(s, r, stub, delivered);
   }
 
   /** The plan's one `.md` is in place (or, for a stub, written now): the plan is done. */
-  private async finish(s: PlanState, r: AttemptReport, stub: boolean): Promise<boolean> {
+  private async finish(s: PlanState, r: AttemptReport, stub: boolean, delivered: Delivered | null = null): Promise<boolean> {
     const { out, emit } = this.deps;
     const final = resultPath(out, r.plan);
-    if (stub) await writeFileAtomic(final, renderErrorStub(r.plan, this.facts(s, r)));
+    if (stub) {
+      const facts = this.facts(s, r);
+      const withPr = delivered ? { ...facts, prUrl: delivered.prUrl ?? facts.prUrl, delivery: { note: delivered.note, failed: delivered.failed } } : facts;
+      await writeFileAtomic(final, renderErrorStub(r.plan, withPr));
+    }
     s.final = true;
     emit({ type: 'plan-end', plan: r.plan, attempt: r.attempt, outcome: r.outcome, reason: r.reason, exitCode: r.exitCode, verdict: stub ? 'error' : r.verdict, resultFile: final, iterations: r.iterations, costUsd: r.costUsd });
     return true;

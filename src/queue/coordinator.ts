@@ -5,7 +5,7 @@
 // cancels the batch's waiting jobs and asks the running ones to stop) and subscribes to events.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE } from '../contract.js';
@@ -23,10 +23,14 @@ import {
   type BatchPlan,
   type BatchSummary,
   type SharedExecOptions,
+  branchName,
+  RUNS_DIR,
+  runDirName,
 } from '../batch/index.js';
 import { oneLine } from '../batch/one-line.js';
+import type { Delivery, PlanToDeliver } from '../deliver/index.js';
 import { Collector } from './collect.js';
-import { batchKey, checkJobExec, checkReport, jobId, openJob, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
+import { batchKey, checkJobExec, checkReport, checkRunFacts, isCommit, jobId, openJob, openProgress, sealJob, type AttemptReport, type JobProgress, type QueueJob, type QueueJobData } from './job.js';
 import { openRedis, probeRedis } from './redis-connection.js';
 import { readQueueSecret, unsealText } from './seal.js';
 import { parseQueueUrl, type QueueUrl } from './redis-url.js';
@@ -49,6 +53,11 @@ export interface QueuedBatchOptions {
 }
 
 export interface QueuedBatchDeps {
+  /**
+   * --pr (docs/deliver.md): opens or updates a plan's pull request from its pushed branch, here on
+   * the coordinator, which holds the token: it never goes through Redis to a worker.
+   */
+  deliver?: (o: PlanToDeliver) => Promise<Delivery>;
   signal?: AbortSignal;
   onEvent?: (e: BatchEvent) => void;
   now?: () => Date;
@@ -207,19 +216,11 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
   const signal = deps.signal ?? new AbortController().signal;
   const pollMs = deps.pollMs ?? 500;
   const resumed = options.resume !== undefined;
-  let file: QueuedBatchFile;
-  let q: QueueUrl;
-  const env = options.env ?? process.env;
-  let secret: string;
-  if (resumed) {
-    secret = readQueueSecret(env);
-    ({ file, q } = await resumedQueuedBatch(options, now));
-  } else {
-    if (options.queue === undefined) throw new UsageError('--queue needs a Redis URL');
-    q = parseQueueUrl(options.queue);
-    secret = readQueueSecret(env);
-    file = await newQueuedBatch(options, q, now);
-  }
+  // A new batch's URL is checked before anything else (docs/queue.md), the secret next.
+  if (!resumed && options.queue === undefined) throw new UsageError('--queue needs a Redis URL');
+  const newUrl = resumed ? null : parseQueueUrl(options.queue!);
+  const secret = readQueueSecret(options.env ?? process.env);
+  const { file, q } = newUrl === null ? await resumedQueuedBatch(options, now) : { file: await newQueuedBatch(options, newUrl, now), q: newUrl };
   const { out, batchId } = file;
 
   let lastRedisError = '';
@@ -238,9 +239,30 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
   subscriber.on('message', () => pause.announce());
   try {
     await subscriber.subscribe(batchKey(batchId, 'news'));
-    const collector = new Collector({ out, batchId, emit, now, firstAttempt: (plan) => file.queue.firstAttempts[plan] ?? 1 }, file.plans);
-    const notes = new Map<string, string[]>();
     const byId = new Map(file.plans.map((p) => [p.id, p]));
+    const deliver = deps.deliver;
+    // As in a local batch, a plan's branch is delivered after its last attempt, unless the batch was interrupted.
+    const deliverReport = async (r: AttemptReport): Promise<Delivery | null> => {
+      if (!deliver || signal.aborted) return null;
+      const facts = checkRunFacts(r.facts);
+      const d = await deliver({
+        planId: r.plan,
+        planPath: byId.get(r.plan)!.path,
+        runDir: join(out, RUNS_DIR, runDirName(r.plan, r.attempt)),
+        shownRunDir: `${r.worker.host}:${r.runDir}`,
+        outcome: r.outcome,
+        repo: file.queue.repo,
+        // The coordinator's own names, not the report's: only the commit comes from the worker, checked as one.
+        branch: branchName(batchId, r.plan),
+        commit: isCommit(r.pushed) ? r.pushed : null,
+        fetchFrom: file.queue.remote,
+        ...(facts ? { facts } : {}),
+      });
+      emit(d.failed ? { type: 'warning', plan: r.plan, message: d.note } : { type: 'delivered', plan: r.plan, prUrl: d.prUrl, note: d.note });
+      return d;
+    };
+    const collector = new Collector({ out, batchId, emit, now, firstAttempt: (plan) => file.queue.firstAttempts[plan] ?? 1, ...(deliver ? { deliver: deliverReport } : {}) }, file.plans);
+    const notes = new Map<string, string[]>();
     const attemptsKey = batchKey(batchId, 'attempts');
     const reportsKey = batchKey(batchId, 'reports');
     const cancelKey = batchKey(batchId, 'cancel');

@@ -6,6 +6,7 @@ import { posix } from 'node:path';
 import { QUEUE } from '../contract.js';
 import type { AttemptOutcome, SharedExecOptions, Verdict } from '../batch/index.js';
 import type { RunResult } from '../loop/index.js';
+import type { RunFacts } from '../deliver/run-facts.js';
 import { seal, unseal, type Sealed } from './seal.js';
 import { SANDBOX_MODES } from '../sandbox/settings.js';
 
@@ -89,6 +90,8 @@ export interface AttemptReport {
   result: RunResult | null;
   /** findings.jsonl of the run (bounded). */
   findings: string;
+  /** What a pull request's body says about the run, read where its files are (docs/deliver.md); absent from older workers. */
+  facts?: RunFacts | null;
   /** The per-plan result file of this attempt, sentinel included. */
   text: string;
   endedAt: string;
@@ -123,6 +126,10 @@ export function isPlanId(text: unknown): text is string {
 
 export function isBatchId(text: unknown): text is string {
   return typeof text === 'string' && BATCH_ID.test(text);
+}
+
+export function isCommit(text: unknown): text is string {
+  return typeof text === 'string' && COMMIT.test(text);
 }
 
 export function isAttempt(n: unknown): n is number {
@@ -263,4 +270,25 @@ export function checkReport(r: unknown, batchId: string, field: string): Attempt
   if (typeof x.final !== 'boolean' || typeof x.outcome !== 'string' || typeof x.text !== 'string' || typeof x.findings !== 'string' || !isWorkerRef(x.worker)) return null;
   if (typeof x.runDir !== 'string' || typeof x.checkout !== 'string' || typeof x.branch !== 'string') return null;
   return x as AttemptReport;
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const orNull = <T>(check: (v: unknown) => v is T) => (v: unknown): v is T | null => v === null || check(v);
+const listOf = <T>(v: unknown, check: (x: Record<string, unknown>) => boolean): v is T[] => Array.isArray(v) && v.every((x) => typeof x === 'object' && x !== null && check(x as Record<string, unknown>));
+
+/** A report's run facts, checked field by field before a pull request's body is written from them; null when any is off. */
+export function checkRunFacts(x: unknown): RunFacts | null {
+  if (typeof x !== 'object' || x === null) return null;
+  const f = x as Record<string, unknown>;
+  const strings = [f.planId, f.planPath, f.outcome, f.reason, f.runDir].every(isStr);
+  const numbers = [f.iterations, f.costUsd, f.durationMs].every(orNull(isNum));
+  const texts = [f.objective, f.blocked].every(orNull(isStr));
+  const tasks = listOf(f.tasks, (t) => isStr(t.name) && orNull(isStr)(t.status));
+  const verify = listOf(f.verify, (v) => {
+    const r = v.ran as Record<string, unknown> | null;
+    return isStr(v.command) && (r === null || (typeof r === 'object' && isStr(r.command) && orNull(isNum)(r.exitCode) && typeof r.timedOut === 'boolean' && isNum(r.durationMs)));
+  });
+  const findings = listOf(f.findings, (o) => isStr(o.type) && isStr(o.severity) && isStr(o.title) && orNull(isStr)(o.file));
+  return strings && numbers && texts && tasks && verify && findings ? (f as unknown as RunFacts) : null;
 }

@@ -19,12 +19,15 @@ import type { RunEvent } from '../loop/index.js';
 import type { SharedLimits } from '../loop/limit-wait.js';
 import { planCommitMessage } from '../batch/commit-plan-branch.js';
 import { attemptExitCode, endingOf, message, runBounded, STRAGGLER_GRACE_MS } from '../batch/bounded-run.js';
+import { readRunFacts } from '../deliver/run-facts.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
 /** At most this much of findings.jsonl travels back; the rest stays on the worker. */
 const MAX_FINDINGS_BYTES = 4 * 1024 * 1024;
 /** Progress lines kept for the result file; a run of thousands of iterations keeps its last ones. */
 const MAX_PROGRESS_LINES = 2_000;
+/** BLOCKED.md travels back for a draft pull request's evidence, which shows only its start. */
+const MAX_BLOCKED_CHARS = 16_000;
 
 export interface JobAttemptInput {
   data: QueueJobData;
@@ -156,6 +159,9 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
       summary,
     );
   return {
+    facts: await readRunFacts({ runDir: input.runDir, planPath, shownRunDir: where(input.runDir) })
+      .then((f) => ({ ...f, blocked: f.blocked?.slice(0, MAX_BLOCKED_CHARS) ?? null }))
+      .catch(() => null),
     plan: data.plan,
     attempt,
     outcome,

@@ -80,18 +80,16 @@ redis.call('EXPIRE', KEYS[1], ARGV[3])
 return n`;
 
 // The fencing check: the job's lock still holds this attempt's token, and no later attempt started.
+// Given the reports hash and the news channel too (4 keys), it also stores the report: the check
+// and the write are one step, so a report is stored only while the attempt owns its plan.
 const OWNS = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0') ~= tonumber(ARGV[3]) then return 0 end
-return 1`;
-
-// The report, stored only while the attempt owns its plan (the check and the write are one step).
-const STORE_REPORT = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0') ~= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
-redis.call('EXPIRE', KEYS[3], ARGV[6])
-redis.call('PUBLISH', KEYS[4], ARGV[2])
+if #KEYS == 4 then
+  redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
+  redis.call('EXPIRE', KEYS[3], ARGV[6])
+  redis.call('PUBLISH', KEYS[4], ARGV[2])
+end
 return 1`;
 
 /** The highest attempt number of `plan` among this worker's run directories of the batch (0 when none). */
@@ -341,7 +339,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     const reportsKey = batchKey(data.batchId, 'reports');
     const store = async (full: AttemptReport) =>
       Number(
-        await redis.eval(STORE_REPORT, 4, lockKey(job), attemptsKey, reportsKey, batchKey(data.batchId, 'news'), token ?? '', data.plan, String(attempt), reportField(data.plan, attempt), sealText(secret, 'report', full), String(QUEUE.keepSeconds)),
+        await redis.eval(OWNS, 4, lockKey(job), attemptsKey, reportsKey, batchKey(data.batchId, 'news'), token ?? '', data.plan, String(attempt), reportField(data.plan, attempt), sealText(secret, 'report', full), String(QUEUE.keepSeconds)),
       ) === 1;
     if (handedBack()) {
       // Not this plan's fault: the attempt does not count as its retry, and another worker starts it afresh.

@@ -102,6 +102,35 @@ describe('Collector', () => {
     expect(events.filter((e) => e.type === 'warning')).toHaveLength(1);
   });
 
+  it('--pr: delivers after the last attempt only; the result gets the PR URL and Delivery lines, a stub too; a failed delivery is the index\'s warning', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    const asked: string[] = [];
+    const c = new Collector(
+      {
+        out,
+        batchId: 'b',
+        emit: () => undefined,
+        now: () => new Date('2026-01-01T00:00:00Z'),
+        firstAttempt: () => 1,
+        deliver: async (r) => {
+          asked.push(`${r.plan}#${r.attempt}`);
+          return r.plan === 'a' ? { prUrl: 'https://github.com/o/r/pull/7', note: 'pull request #7 opened', failed: false } : { prUrl: null, note: 'pull request not opened: GitHub answered 500', failed: true };
+        },
+      },
+      [{ id: 'a', path: '/repo/plans/a.md' }, { id: 'b', path: '/repo/plans/b.md' }],
+    );
+    const withPrLine = (r: AttemptReport) => ({ ...r, text: r.text.replace('- Attempts:', '- PR URL: none\n- Attempts:') });
+    await c.report(withPrLine(report('a', 1, 'complete', true)), 1);
+    await c.report(withPrLine(report('b', 1, 'failed', false)), 1);
+    await c.report(withPrLine(report('b', 2, 'failed', true)), 2);
+    expect(asked).toEqual(['a#1', 'b#2']);
+    expect(readFileSync(join(out, 'a.md'), 'utf8')).toContain('- PR URL: https://github.com/o/r/pull/7\n- Delivery: pull request \\#7 opened\n- Attempts: 1');
+    expect(readFileSync(join(out, 'b.md'), 'utf8')).toContain('- Delivery: failed: pull request not opened: GitHub answered 500');
+    const rows = await readRows(out, [{ id: 'a', path: '/repo/plans/a.md' }, { id: 'b', path: '/repo/plans/b.md' }], new Map());
+    expect(rows[0]).toMatchObject({ prUrl: 'https://github.com/o/r/pull/7' });
+    expect(rows[1]!.warnings.join('\n')).toContain('delivery failed: pull request not opened');
+  });
+
   it('resumed: writes the stub an earlier coordinator had not written yet, keeps final results, re-runs interrupted ones', async () => {
     const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
     mkdirSync(join(out, 'attempts'));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Checkouts } from '../../src/queue/checkout.js';
-import { checkReport, openJob, sealJob, type QueueJobData } from '../../src/queue/job.js';
+import { checkReport, checkRunFacts, openJob, sealJob, type QueueJobData } from '../../src/queue/job.js';
 import { readQueueSecret, seal, sealText, unsealText } from '../../src/queue/seal.js';
 import { git } from './helpers.js';
 
@@ -75,6 +75,33 @@ describe('sealed reports', () => {
     expect(checkReport({ ...report, attempt: '/../../x' }, data.batchId, 'p1#/../../x')).toBeNull();
     // Sealed as something else (a progress payload) is not a report.
     expect(unsealText(SECRET, 'report', JSON.stringify(seal(SECRET, 'progress', report)))).toBeNull();
+  });
+});
+
+describe("a report's run facts (for a pull request's body)", () => {
+  const facts = {
+    planId: 'p1',
+    planPath: '/c/plans/p1.md',
+    outcome: 'complete',
+    reason: 'done',
+    iterations: 1,
+    costUsd: null,
+    durationMs: 1200,
+    objective: 'Make it.',
+    tasks: [{ name: 'only', status: 'done' }],
+    verify: [{ command: 'npm test', ran: { command: 'npm test', exitCode: 0, timedOut: false, durationMs: 5 } }, { command: 'lint', ran: null }],
+    findings: [{ type: 'note', severity: 'low', title: 't', file: null }],
+    blocked: null,
+    runDir: 'h:/r',
+  };
+
+  it('takes well-formed facts and refuses any field of the wrong kind', () => {
+    expect(checkRunFacts(facts)).toEqual(facts);
+    expect(checkRunFacts(null)).toBeNull();
+    expect(checkRunFacts({ ...facts, findings: [{ ...facts.findings[0], title: 7 }] })).toBeNull();
+    expect(checkRunFacts({ ...facts, verify: [{ command: 'x', ran: { command: 'x', exitCode: '0', timedOut: false, durationMs: 1 } }] })).toBeNull();
+    expect(checkRunFacts({ ...facts, tasks: 'all done' })).toBeNull();
+    expect(checkRunFacts({ ...facts, blocked: {} })).toBeNull();
   });
 });
 
