@@ -16,7 +16,7 @@ import { LAND_REPORT_FILE, renderLandReport, reportOf, type LandReport } from '.
 import { landQueue, type LandItem } from './land-queue.js';
 import { LAND_STATE_FILE, readLandState, writeLandState, type LandItemState, type LandState } from './land-state.js';
 import { checkedOutAt, moveTarget } from './move-target.js';
-import { chooseRemote } from '../util/git-remote.js';
+import { chooseRemote, tryGit } from '../util/git-remote.js';
 import type { OpenedForge } from './open-forge.js';
 import { prBranch } from './deliver-plan.js';
 import { landThroughForge } from './land-through-forge.js';
@@ -66,14 +66,6 @@ const SCRATCH_DIR = 'land-worktree';
 /** Each check's limit unless land.check_timeout says otherwise: a test suite, not a verify command. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
 
-async function currentBranch(repo: string): Promise<string | null> {
-  try {
-    return await git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  } catch {
-    return null;
-  }
-}
-
 async function head(repo: string, ref: string): Promise<string> {
   return git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
 }
@@ -92,7 +84,7 @@ function sameQueue(state: LandState, items: LandItem[], target: string): boolean
 }
 
 async function chooseTarget(repo: string, asked: string | undefined): Promise<string> {
-  const target = asked ?? (await currentBranch(repo));
+  const target = asked ?? (await tryGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']));
   if (!target) throw new UsageError(`${repo} is not on a branch (detached HEAD): name the branch to land on`, 'ralph land … --target main (or land.target in ralph.config.yaml)');
   try {
     await head(repo, `refs/heads/${target}`);
