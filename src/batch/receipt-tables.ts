@@ -41,13 +41,29 @@ export function receiptSection(receipts: readonly IterationReceipt[], tasks: rea
   return lines;
 }
 
+/** Where ralph's own `### Receipts` heading is: outside a code block (agent text quoted in one could hold the same line). */
+function receiptsHeading(lines: readonly string[]): number {
+  let fence: string | null = null;
+  let at = -1;
+  lines.forEach((line, i) => {
+    if (fence !== null) {
+      if (line === fence) fence = null;
+    } else if (/^`{3,}/.test(line)) {
+      fence = /^`+/.exec(line)![0];
+    } else if (line === RECEIPTS_HEADING) {
+      at = i;
+    }
+  });
+  return at;
+}
+
 /**
  * The tables of a result file's `### Receipts` section, as written (already escaped), for
  * index.md: table lines only, each table at most INDEX_RECEIPT_ROWS rows (the last ones, which
  * say how the run ended), tables separated by a blank line. Empty when there is no such section.
  */
 export function readReceiptTables(lines: readonly string[]): string[] {
-  const start = lines.lastIndexOf(RECEIPTS_HEADING);
+  const start = receiptsHeading(lines);
   if (start < 0) return [];
   const tables: string[][] = [];
   let current: string[] | null = null;
