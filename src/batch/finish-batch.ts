@@ -25,7 +25,7 @@ export async function finishBatch(o: {
   await writeFileAtomic(indexPath, renderIndex(batchId, rows, { report: reportWarning ? null : REPORT_FILE, warnings: reportWarning ? [reportWarning] : [] }));
   const exitCode = batchExitCode(rows, interrupted);
   const complete = countComplete(rows);
-  await writeBatchFile(out, { ...file, updatedAt: o.now().toISOString(), status: interrupted ? 'interrupted' : 'done', complete, exitCode, results: rows });
+  await writeBatchFile(out, { ...file, updatedAt: o.now().toISOString(), status: interrupted ? 'interrupted' : 'done', complete, exitCode, results: rows.map(({ receipts: _inIndexOnly, ...row }) => row) });
   emit({ type: 'batch-end', complete, total: rows.length, exitCode, interrupted, index: indexPath });
   return { batchId, out, total: rows.length, complete, interrupted, exitCode, rows };
 }

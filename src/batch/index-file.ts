@@ -69,7 +69,17 @@ export function renderIndex(batchId: string, rows: PlanRow[], extra: { report: s
   const warnings = [...extra.warnings, ...rows.flatMap((r) => r.warnings.map((w) => `${r.plan}: ${w}`))];
   lines.push('', `Verdicts: ${VERDICT_WORDS}.`);
   lines.push('', extra.report ? `Observations report: [${extra.report}](${encodeURI(extra.report)})` : 'Observations report: not written (see warnings)');
+  lines.push(...receiptsSection(rows));
   if (warnings.length) lines.push('', '## Warnings', '', ...warnings.map((w) => `- ${oneLine(w, 1000)}`));
   lines.push('');
   return lines.join('\n');
+}
+
+/** Each plan's receipt tables, copied from its result file (docs/batch.md#indexmd). */
+function receiptsSection(rows: PlanRow[]): string[] {
+  const withReceipts = rows.filter((r) => r.receipts?.length);
+  if (withReceipts.length === 0) return [];
+  const lines = ['', '## Receipts', '', 'Per iteration: time, tokens, cost (`(est.)`: estimated from the price table), decision, checks, rejection; per task: the iterations and cost it took to pass first.'];
+  for (const r of withReceipts) lines.push('', `### ${oneLine(r.plan)}`, '', ...r.receipts!);
+  return lines;
 }

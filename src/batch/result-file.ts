@@ -3,16 +3,17 @@
 // same module reads a finished file back for the index, so the format lives in one place.
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
-import type { IterationReceipt } from '../loop/types.js';
+import type { IterationReceipt, TaskReceipt } from '../loop/types.js';
 import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, VERDICT_WORDS, type IndexedFinding } from './findings-index.js';
 import { markdownFence, strictUrl } from '../util/markdown-escape.js';
 import { markdownLine, oneLine } from './one-line.js';
+import { readReceiptTables, receiptSection, RECEIPTS_HEADING } from './receipt-tables.js';
 import type { AttemptOutcome, PlanRow, Verdict } from './types.js';
 
 export const RESULT_HEADING = '## Result';
 export const PROGRESS_HEADING = '## Progress';
 export const SUMMARY_HEADING = '### Summary';
-export const RECEIPTS_HEADING = '### Receipts';
+export { RECEIPTS_HEADING };
 export const LAST_GATE_HEADING = '### Last rejected claim';
 export const ERROR_PREFIX = 'Error: ';
 
@@ -156,6 +157,8 @@ export interface ResultFacts {
   tasksVerified?: string;
   /** One per iteration (docs/files.md#receipts). */
   receipts?: IterationReceipt[];
+  /** Each task's receipt, for a plan whose tasks have checks. */
+  tasks?: TaskReceipt[];
 }
 
 /** A strict URL as it is (GitHub links it); anything else as inert text, cut to 300 characters. */
@@ -217,24 +220,12 @@ function afterVerdict(f: ResultFacts): string[] {
 }
 
 export function renderResult(f: ResultFacts, findings: IndexedFinding[], verdict: Verdict, summary: unknown): string {
-  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, ...afterVerdict(f), ...receiptLines(f.receipts ?? [])];
+  const lines = ['', ...resultLines(f), FINDINGS_HEADING, ...findings.map(formatFindingLine), `${VERDICT_PREFIX}${verdict}`, ...afterVerdict(f), ...receiptSection(f.receipts ?? [], f.tasks ?? [])];
   if (summary !== undefined) {
     lines.push(SUMMARY_HEADING, '', markdownFence(JSON.stringify(summary, null, 2), 'json'), '');
   }
   lines.push(FLUX_DRIVE_SENTINEL, '');
   return lines.join('\n');
-}
-
-/** The receipts as a table (docs/files.md#receipts): after the verdict, so readers of the result section stop before it. */
-function receiptLines(receipts: IterationReceipt[]): string[] {
-  if (receipts.length === 0) return [];
-  const rows = receipts.map((r) => {
-    const t = r.tokens;
-    const checks = r.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.check}`).join(', ');
-    const cost = r.costUsd === null ? UNKNOWN : `${formatCost(r.costUsd)}${r.costEstimated ? ' (est.)' : ''}`;
-    return `| ${r.iteration} | ${(r.durationMs / 1000).toFixed(1)}s | ${t.input} / ${t.output} / ${t.cacheRead} / ${t.cacheWrite} | ${cost} | ${r.decision} | ${markdownLine(checks, 300) || '—'} | ${markdownLine(r.rejection ?? '', 200) || '—'} |`;
-  });
-  return [RECEIPTS_HEADING, '', '| iteration | time | tokens in / out / cache read / cache write | cost | decision | checks | rejection |', '|---:|---:|---|---:|---|---|---|', ...rows, ''];
 }
 
 /** The whole error stub written after a plan failed twice. */
@@ -300,6 +291,7 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
   }
   if (start < 0 || verdict === null) warnings.push(`${resultFile} has no result section or verdict`);
   const k = RESULT_KEYS;
+  const receipts = readReceiptTables(lines);
   const outcomeText = values.get(k.outcome);
   const delivery = values.get(k.delivery);
   if (delivery?.startsWith(DELIVERY_FAILED)) warnings.push(`delivery ${delivery}`);
@@ -311,6 +303,7 @@ export function parseResultFile(plan: string, resultFile: string, text: string):
     iterations: numberOr(values.get(k.iterations)),
     costUsd: numberOr(values.get(k.cost)?.split(' ')[0]),
     ...(values.get(k.tasks) !== undefined ? { tasksVerified: values.get(k.tasks)! } : {}),
+    ...(receipts.length > 0 ? { receipts } : {}),
     verdict,
     prUrl: orNull(values.get(k.prUrl)),
     ...(delivery !== undefined ? { delivery } : {}),

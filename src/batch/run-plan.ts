@@ -75,6 +75,7 @@ function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: s
     costUsd: end.result?.costUsd ?? null,
     ...(end.result?.tasksVerified !== undefined ? { tasksVerified: end.result.tasksVerified } : {}),
     ...(end.result?.receipts ? { receipts: end.result.receipts } : {}),
+    ...(end.result?.tasks ? { tasks: end.result.tasks } : {}),
     prUrl: end.result?.prUrl ?? null,
     branch: ctx.isolation?.branch ?? null,
     commit,

@@ -72,6 +72,8 @@ export interface PlanRow {
   /** Relative to the batch folder. */
   resultFile: string | null;
   warnings: string[];
+  /** The receipt tables of the result file, as written there (Markdown lines): for index.md only, not batch.json. */
+  receipts?: string[];
 }
 
 /** What `ralph batch` prints and batch.json ends with. */

@@ -10,7 +10,6 @@ import { readRegularFileSync } from '../util/read-regular-file.js';
 import { runChecks, runCommandCheck, type CheckResult, type CommandCheckOptions } from './checks.js';
 import { tamperCheck, type ProtectedFiles } from './protected-files.js';
 import { checkTasks, tasksVerdict, type TaskRound, type TaskState } from './task-checks.js';
-import type { CommandSandbox } from '../sandbox/types.js';
 
 export interface GateInput {
   planId: string;
@@ -22,12 +21,8 @@ export interface GateInput {
   runStartedAtMs: number;
   /** sha256 of a summary that was there before the run and stayed: that content is not this run's. */
   summaryAtStart?: string;
-  signal?: AbortSignal;
-  verifyTimeoutMs?: number;
-  /** Environment for verify commands (RALPH_RUN_ID). */
-  env?: Record<string, string>;
-  /** The agent's sandbox, which verify commands run in (docs/sandbox.md). */
-  sandbox?: CommandSandbox;
+  /** How its commands run besides where: signal, time limit, environment, sandbox (runCheckOptions). */
+  commands?: Omit<CommandCheckOptions, 'cwd'>;
   /** The tasks with their own checks: every one must pass (their states are updated). */
   tasks?: TaskState[];
   /** The iteration whose claim this is, recorded as when a task first passed. */
@@ -104,13 +99,7 @@ function verifyCheck(input: GateInput, command: string): () => Promise<CheckResu
 }
 
 function commandOptions(input: GateInput): CommandCheckOptions {
-  return {
-    cwd: input.cwd,
-    ...(input.signal ? { signal: input.signal } : {}),
-    ...(input.verifyTimeoutMs !== undefined ? { timeoutMs: input.verifyTimeoutMs } : {}),
-    ...(input.env ? { env: input.env } : {}),
-    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
-  };
+  return { ...input.commands, cwd: input.cwd };
 }
 
 /**

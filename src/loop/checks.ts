@@ -1,6 +1,7 @@
 // The gate is a list of checks (the summary, the plan's verify commands, the protected files, each
 // task's own <verify>), each answering { ok, reason, evidence }; the loop runs the list and the
 // first that fails is what the next iteration is told (docs/signals.md#acceptance-gate).
+import { RALPH_ENV } from '../contract.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { runVerifyCommand, type VerifyOutcome } from './verify-commands.js';
 
@@ -30,6 +31,21 @@ export interface CommandCheckOptions {
   env?: Record<string, string>;
   /** The agent's sandbox, which checks run in too (docs/sandbox.md). */
   sandbox?: CommandSandbox;
+}
+
+/**
+ * How every check of a run runs, wherever it runs (the first look, after an iteration, at the
+ * gate): in the run's tree, with its id in the environment, within verify_timeout, inside the
+ * agent's sandbox when there is one, stopped with the run.
+ */
+export function runCheckOptions(config: { cwd: string; verifyTimeoutMs?: number }, runId: string, signal: AbortSignal | undefined, sandbox: CommandSandbox | undefined): CommandCheckOptions {
+  return {
+    cwd: config.cwd,
+    ...(signal ? { signal } : {}),
+    ...(config.verifyTimeoutMs !== undefined ? { timeoutMs: config.verifyTimeoutMs } : {}),
+    env: { [RALPH_ENV.runId]: runId },
+    ...(sandbox ? { sandbox } : {}),
+  };
 }
 
 /** How a command that did not pass ended, in words ("exited 3", "timed out after 600 s (verify_timeout)"). */

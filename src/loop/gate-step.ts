@@ -1,9 +1,10 @@
 // A completion claim meets the acceptance gate (docs/signals.md#acceptance-gate): the gate's
 // checks run, every one is recorded for the iteration's receipt, and a rejection is told to the
 // next iteration, or ends the run when it is the same one max_stalls times in a row.
-import { RALPH_ENV, SIGNAL_FILES } from '../contract.js';
+import { SIGNAL_FILES } from '../contract.js';
 import { render } from '../prompts/templates.js';
 import { acceptanceGate } from './acceptance-gate.js';
+import { runCheckOptions } from './checks.js';
 import { normaliseToolError } from './error-loop.js';
 import { moveAside, type FileClaims } from './file-signals.js';
 import type { Ending, RunContext } from './run-context.js';
@@ -33,10 +34,7 @@ export async function judgeClaim(ctx: RunContext, n: number, claim: Claim): Prom
       cwd: config.cwd,
       runStartedAtMs: state.startedAtMs,
       ...(state.summaryAtStart !== undefined ? { summaryAtStart: state.summaryAtStart } : {}),
-      ...(config.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: config.verifyTimeoutMs } : {}),
-      env: { [RALPH_ENV.runId]: state.runId },
-      signal: ctx.runSignal,
-      ...(ctx.verifySandbox ? { sandbox: ctx.verifySandbox } : {}),
+      commands: runCheckOptions(config, state.runId, ctx.runSignal, ctx.verifySandbox),
       iteration: n,
       ...(state.tasks?.length ? { tasks: state.tasks } : {}),
       ...(state.guarded ? { guarded: state.guarded } : {}),

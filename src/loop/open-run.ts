@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { DEFAULTS, RALPH_ENV } from '../contract.js';
+import { DEFAULTS } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { stopProcesses } from '../executors/process-tree.js';
 import { ZERO_USAGE } from '../executors/types.js';
@@ -18,6 +18,7 @@ import { loadState, type RunState } from '../runs/run-state.js';
 import { openRunSandbox, type RunSandbox } from '../sandbox/index.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { runBaseline, type Baseline } from './baseline-checks.js';
+import { runCheckOptions } from './checks.js';
 import type { RunBus } from './bus.js';
 import type { Clock } from './clock.js';
 import { processMarker } from './leftover-processes.js';
@@ -52,13 +53,7 @@ export async function checkBaseline(plan: Plan, config: RunConfig, state: RunSta
     state.taskCheckMode = mode ?? 'gate';
     return undefined;
   }
-  const baseline = await runBaseline(config.verify, tasks, {
-    cwd: config.cwd,
-    ...(signal ? { signal } : {}),
-    ...(config.verifyTimeoutMs !== undefined ? { timeoutMs: config.verifyTimeoutMs } : {}),
-    env: { [RALPH_ENV.runId]: state.runId },
-    ...(sandbox ? { sandbox } : {}),
-  });
+  const baseline = await runBaseline(config.verify, tasks, runCheckOptions(config, state.runId, signal, sandbox));
   state.taskCheckMode = chooseTaskCheckMode(mode, baseline.aborted ? undefined : baseline.taskChecksMs);
   if (plan.config.strictChecks === true && baseline.vacuous.length > 0) {
     throw new UsageError(

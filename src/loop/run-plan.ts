@@ -6,10 +6,10 @@ import { RALPH_ENV, TASK_COMPLETE_CHECKBOX } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { createExecutor } from '../executors/index.js';
 import { assertCanStart } from '../executors/command/can-start.js';
-import { addUsage, type Executor } from '../executors/types.js';
+import { addUsage, type Executor, type Prompt } from '../executors/types.js';
 import { FindingsLog } from '../findings/findings-log.js';
 import { extractSection, isTaskCompleteChecked, loadPlan, MAX_PLAN_BYTES, type Plan } from '../plan/index.js';
-import { buildPrompt } from '../prompts/build-prompt.js';
+import { buildPrompt, type PromptKind } from '../prompts/build-prompt.js';
 import { loadTemplates, type Templates } from '../prompts/templates.js';
 import { keepOutOfGit } from '../runs/git-ignore.js';
 import { JsonlAppender } from '../runs/jsonl-appender.js';
@@ -19,7 +19,7 @@ import { resumeCommand, settingsOf, withStoredSettings } from '../runs/run-setti
 import { saveState, type RunState } from '../runs/run-state.js';
 import { writeStatus } from '../runs/status-file.js';
 import { Transcript, type TranscriptSummary } from '../runs/transcript.js';
-import { decide, type Weighed } from '../signals/index.js';
+import { decide, type Decision, type Weighed } from '../signals/index.js';
 import { readRegularFileSync } from '../util/read-regular-file.js';
 import type { Baseline } from './baseline-checks.js';
 import { LimitWaits, type DueWait } from './run-waits.js';
@@ -39,7 +39,7 @@ import { systemClock, type Clock } from './clock.js';
 import { type SharedLimits } from './limit-wait.js';
 import { ownOutputFiles, workFingerprint } from './work-fingerprint.js';
 import type { RunEvent } from './events.js';
-import { fileClaims, removeStaleSignalFiles, snapshotSignalFiles } from './file-signals.js';
+import { fileClaims, removeStaleSignalFiles, snapshotSignalFiles, type FileClaims, type FileSnapshot } from './file-signals.js';
 import { headSha, rootAndHead } from './git.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import type { RunExtras, RunLifecycle } from './lifecycle.js';
@@ -133,6 +133,19 @@ interface PlanRunInit {
   sandbox: { choice: SandboxDecision; run: RunSandbox | undefined };
   /** A new run's checks on the untouched tree. */
   baseline: Baseline | undefined;
+}
+
+/** What an iteration starts from: its number, context and prompt, and what is needed to weigh it. */
+interface IterationStart {
+  n: number;
+  fresh: boolean;
+  prompt: Prompt;
+  /** The feedback and resume reason it was given, handed back when the attempt does not count. */
+  retry: { feedback: string | null; resumeReason: string | undefined };
+  /** The signal files as they were: what it wrote is weighed as its claims. */
+  files: FileSnapshot;
+  /** The work's fingerprint at the start; undefined when the stall breaker is off. */
+  workBefore: string | undefined;
 }
 
 class PlanRun implements RunContext {
@@ -418,27 +431,60 @@ class PlanRun implements RunContext {
 
   /** One iteration: its prompt, the agent's run, then its settlement; how the run ends, or undefined to go on. */
   private async iterate(): Promise<Ending | undefined> {
+    const start = await this.startIteration();
+    const result = await this.runAgent(start);
+    const cut = this.cutShort(start.n, result);
+    if (cut) return cut;
+    const { fc, weighed } = this.claimsOf(start, result);
+    if (this.notCounted(start, result, weighed)) return undefined;
+    this.state.limitStreak = 0;
+    const progressed = await this.progressed(start, result, weighed);
+    return this.closeIteration(start.n, result, weighed, fc, progressed);
+  }
+
+  /** Numbers the iteration, chooses its context and prompt, and notes where the tree and HEAD stand. */
+  private async startIteration(): Promise<IterationStart> {
     const { state, config, plan } = this;
     this.ledger.checks = [];
     this.ledger.rejection = null;
-    const feedbackUsed = state.feedback;
-    const resumeReasonUsed = this.resumeReason;
+    // What an attempt that does not count gives back (notCounted).
+    const retry = { feedback: state.feedback, resumeReason: this.resumeReason };
     state.iteration++;
     const n = state.iteration;
     await this.lifecycle?.beforeIteration(n);
-    // Same context only where the agent can really continue one (docs/agents.md): a JSON stream
-    // whose agent never reported a session starts fresh, and is told so.
+    const { fresh, continuesSession } = this.chooseContext(n);
+    const planText = this.readPlanText() ?? plan.text;
+    const { prompt, kind } = this.promptFor(n, fresh, continuesSession, planText);
+    state.feedback = null;
+    this.resumeReason = undefined;
+    const iterationStart = { head: await headSha(config.cwd), files: snapshotSignalFiles(config.cwd) };
+    state.iterationStart = iterationStart;
+    const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, iterationStart.head, this.ownFiles) : undefined;
+    this.status('running');
+    this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
+    return { n, fresh, prompt, retry, files: iterationStart.files, workBefore };
+  }
+
+  /**
+   * Same context only where the agent can really continue one (docs/agents.md): a JSON stream
+   * whose agent never reported a session starts fresh, and is told so.
+   */
+  private chooseContext(n: number): { fresh: boolean; continuesSession: boolean } {
     const continues = this.init.executor.canContinue ? this.init.executor.canContinue() : true;
-    let fresh = state.nextFresh;
+    let fresh = this.state.nextFresh;
     if (!fresh && continues === false) {
       fresh = true;
       this.resumeReason ??= 'the previous session could not be continued (the agent reported no session id)';
       this.warn(`iteration ${n}: the agent reported no session to continue; starting a fresh context`, n);
     }
-    const planText = this.readPlanText() ?? plan.text;
+    return { fresh, continuesSession: !fresh && continues === true };
+  }
+
+  private promptFor(n: number, fresh: boolean, continuesSession: boolean, planText: string): { prompt: Prompt; kind: PromptKind } {
+    const { state, config, plan } = this;
     const progress = extractSection(planText, 'Progress');
     const observations = extractSection(planText, 'Observations');
-    const { prompt, kind } = buildPrompt({
+    return buildPrompt({
       templates: this.init.templates,
       iteration: n,
       maxIterations: config.maxIterations,
@@ -452,18 +498,13 @@ class PlanRun implements RunContext {
       ...(progress !== undefined ? { progress } : {}),
       ...(observations !== undefined ? { observations } : {}),
       ...(state.feedback ? { feedback: state.feedback } : {}),
-      continuesSession: !fresh && continues === true,
+      continuesSession,
     });
-    state.feedback = null;
-    this.resumeReason = undefined;
-    state.iterationStart = {
-      head: await headSha(config.cwd),
-      files: snapshotSignalFiles(config.cwd),
-    };
-    const workBefore = config.maxStalls > 0 ? await workFingerprint(config.cwd, planText, state.iterationStart.head, this.ownFiles) : undefined;
-    this.status('running');
-    this.emit({ type: 'iteration-start', iteration: n, maxIterations: config.maxIterations, fresh, prompt: kind });
+  }
 
+  /** The agent's run: its transcript kept, what it left running stopped, its usage and stops counted. */
+  private async runAgent({ n, prompt, fresh }: IterationStart): Promise<IterationResult> {
+    const { state, config } = this;
     const transcript = new Transcript(this.paths.transcript(n), config.maxLogBytes);
     let result: IterationResult;
     let kept: TranscriptSummary | undefined;
@@ -503,45 +544,58 @@ class PlanRun implements RunContext {
     state.tokens = addUsage(state.tokens, result.tokens);
     if (result.costUsd !== null) state.costUsd = (state.costUsd ?? 0) + result.costUsd;
     if (result.stop) (state.stops ??= []).push({ iteration: n, cause: result.stop.cause, detail: result.stop.detail });
+    return result;
+  }
 
+  /** A full disk or an interrupt ends the run in the middle of the iteration. */
+  private cutShort(n: number, result: IterationResult): Ending | undefined {
     if (result.stop?.cause === 'disk_full') {
-      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+      this.endIteration(n, result, 'none');
       return diskFullEnding(result.stop.detail, this.resumeCommand());
     }
     if (result.stop?.cause === 'interrupt') {
       // Left for --resume: the interrupted iteration's files are weighed then.
       this.addReceipt(n, result, 'none');
-      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+      this.endIteration(n, result, 'none');
       return { outcome: 'interrupted', reason: `interrupted during iteration ${n}; resume with: ${this.resumeCommand()}` };
     }
-    const fc = fileClaims(config.cwd, state.iterationStart.files);
+    return undefined;
+  }
+
+  /** What the iteration claims: its stream's signals, the signal files it wrote, the checkbox. */
+  private claimsOf({ n, files }: IterationStart, result: IterationResult): { fc: FileClaims; weighed: Weighed[] } {
+    const fc = fileClaims(this.config.cwd, files);
     for (const why of fc.ignored) this.warn(`${why} in the working directory: ignored (signal files count only as regular files of their own)`, n);
-    const weighed = [...result.weighed, ...fc.claims, ...this.checkboxClaim()];
-    if (result.limit && decide(weighed).kind === 'none') {
-      // Refused for a limit: this attempt does not count, and the same iteration runs again
-      // once the limit resets (with the same prompt).
-      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
-      state.iteration = n - 1;
-      state.feedback = feedbackUsed;
-      this.resumeReason = resumeReasonUsed;
-      state.nextFresh = fresh;
-      state.iterationStart = null;
-      this.waits.scheduleWait(result.limit);
-      return undefined;
-    }
-    if (result.resumeRefused && decide(weighed).kind === 'none') {
-      // The session to continue does not exist (never saved): this attempt does not count, and
-      // the same iteration runs at once in a fresh context (docs/agents.md, "Sessions").
-      this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: 'none' });
+    return { fc, weighed: [...result.weighed, ...fc.claims, ...this.checkboxClaim()] };
+  }
+
+  /** An attempt that claimed nothing and was refused for a limit or a missing session does not count: the iteration runs again. */
+  private notCounted({ n, fresh, retry }: IterationStart, result: IterationResult, weighed: Weighed[]): boolean {
+    const { state } = this;
+    if (decide(weighed).kind !== 'none' || (!result.limit && !result.resumeRefused)) return false;
+    this.endIteration(n, result, 'none');
+    if (!result.limit) {
       this.warn(`iteration ${n}: the agent could not resume its session (${(result.failureDetail ?? 'no such session').split('\n')[0]!.slice(0, 160)}); running it again in a fresh context`, n);
-      state.iteration = n - 1;
-      state.feedback = feedbackUsed;
+    }
+    state.iteration = n - 1;
+    state.feedback = retry.feedback;
+    state.iterationStart = null;
+    if (result.limit) {
+      // Again once the limit resets, with the same prompt.
+      this.resumeReason = retry.resumeReason;
+      state.nextFresh = fresh;
+      this.waits.scheduleWait(result.limit);
+    } else {
+      // The session to continue does not exist (never saved): again at once, in a fresh context (docs/agents.md, "Sessions").
       this.resumeReason = 'the previous session could not be resumed (the agent has no such session)';
       state.nextFresh = true;
-      state.iterationStart = null;
-      return undefined;
     }
-    state.limitStreak = 0;
+    return true;
+  }
+
+  /** Progress for the stall breaker (docs/overnight.md): a decision, a new finding, a task that starts to pass, a change to the work. */
+  private async progressed({ n, workBefore }: IterationStart, result: IterationResult, weighed: Weighed[]): Promise<boolean> {
+    const { config } = this;
     const newFinding = result.findings.filter((key) => !this.seenFindings.has(key)).length > 0;
     for (const key of result.findings) this.seenFindings.add(key);
     // Progress matters only to an iteration that decided nothing: the others skip the git calls.
@@ -549,24 +603,34 @@ class PlanRun implements RunContext {
     // A claim runs the tasks' checks at the gate; other iterations run them here when they are quick.
     const round = !undecided && decide(weighed).kind !== 'bailout' ? undefined : await checkTasksAfter(this, n);
     const tasksProgressed = (round?.newlyPassing.length ?? 0) > 0;
-    const progressed =
+    return (
       !undecided ||
       workBefore === undefined ||
       newFinding ||
       tasksProgressed ||
-      (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore;
+      (await workFingerprint(config.cwd, this.readPlanText(), await headSha(config.cwd), this.ownFiles)) !== workBefore
+    );
+  }
+
+  /** The claims settled, the receipt written, the iteration ended; then the hook's word and the next prompt's feedback. */
+  private async closeIteration(n: number, result: IterationResult, weighed: Weighed[], fc: FileClaims, progressed: boolean): Promise<Ending | undefined> {
     const ending = await this.settler.settle(n, weighed, fc, result, progressed);
-    this.addReceipt(n, result, decide(weighed).kind);
-    this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision: decide(weighed).kind });
-    const hookStop = await this.lifecycle?.afterIteration(n, decide(weighed).kind);
+    const decision = decide(weighed).kind;
+    this.addReceipt(n, result, decision);
+    this.endIteration(n, result, decision);
+    const hookStop = await this.lifecycle?.afterIteration(n, decision);
     if (ending) return ending;
     if (hookStop !== undefined) return { outcome: 'exhausted', reason: hookStop };
     this.sandboxFeedback();
     if (this.pendingFeedback.length > 0) {
-      state.feedback = [state.feedback, ...this.pendingFeedback].filter(Boolean).join('\n\n');
+      this.state.feedback = [this.state.feedback, ...this.pendingFeedback].filter(Boolean).join('\n\n');
       this.pendingFeedback.length = 0;
     }
     return undefined;
+  }
+
+  private endIteration(n: number, result: IterationResult, decision: Decision['kind']): void {
+    this.emit({ type: 'iteration-end', iteration: n, exitCode: result.exitCode, durationMs: result.durationMs, decision });
   }
 
   /** Whether the agent runs sandboxed, said once at the start (a warning when auto could not). */
@@ -619,7 +683,7 @@ class PlanRun implements RunContext {
     };
   }
 
-  private addReceipt(n: number, result: IterationResult, decision: string): void {
+  private addReceipt(n: number, result: IterationResult, decision: Decision['kind']): void {
     const { config } = this;
     (this.state.receipts ??= []).push(
       iterationReceipt({

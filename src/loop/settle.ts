@@ -184,7 +184,7 @@ export class Settler {
       const nearMiss = misses > 0 ? `; ${misses} of them wrote a signal that was not one (last: \`${this.stallNearMisses.at(-1)!.slice(0, 120)}\`): the agent may think it signalled (docs/signals.md#near-misses)` : '';
       return {
         outcome: 'exhausted',
-        reason: `no_progress: ${state.consecutiveStalls} iterations in a row ended with no decision and no change to the working tree, HEAD, the plan's Progress or the findings${nearMiss}`,
+        reason: `no_progress: ${state.consecutiveStalls} iterations in a row ended with no decision and no change to the working tree, HEAD, the plan's Progress, the findings or the tasks' checks${nearMiss}`,
       };
     }
     this.ctx.warn(`iteration ${n} made no progress (${state.consecutiveStalls} of ${config.maxStalls} in a row before the run ends no_progress)`, n);

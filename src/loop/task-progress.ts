@@ -1,9 +1,9 @@
 // The tasks' checks as a run goes (docs/plans.md#task-checks): what a new run's first look at its
 // checks found, the files they depend on fingerprinted, a round after an iteration, and what a
 // round tells the next prompt (the first failing task, regressions).
-import { RALPH_ENV } from '../contract.js';
 import { render } from '../prompts/templates.js';
 import type { Baseline } from './baseline-checks.js';
+import { runCheckOptions } from './checks.js';
 import { fingerprintProtected, globToRegExp } from './protected-files.js';
 import type { RunContext } from './run-context.js';
 import { checkTasks, firstFailing, tasksVerified, type TaskRound } from './task-checks.js';
@@ -31,13 +31,7 @@ export async function checkTasksAfter(ctx: RunContext, n: number): Promise<TaskR
   const { state, config } = ctx;
   if (state.taskCheckMode !== 'iteration' || !state.tasks?.length || ctx.runSignal.aborted) return undefined;
   ctx.status('checking');
-  const round = await checkTasks(state.tasks, n, {
-    cwd: config.cwd,
-    signal: ctx.runSignal,
-    ...(config.verifyTimeoutMs !== undefined ? { timeoutMs: config.verifyTimeoutMs } : {}),
-    env: { [RALPH_ENV.runId]: state.runId },
-    ...(ctx.verifySandbox ? { sandbox: ctx.verifySandbox } : {}),
-  });
+  const round = await checkTasks(state.tasks, n, runCheckOptions(config, state.runId, ctx.runSignal, ctx.verifySandbox));
   if (round.results.some((r) => r.aborted)) return undefined;
   ctx.ledger.checks.push(...round.results);
   noteTaskRound(ctx, n, round, true);

@@ -83,6 +83,11 @@ describe('ralph batch (built CLI, scripted agents)', () => {
     expect(index.split('\n')[0]).toBe('[2/5 plans complete]');
     expect(index).toMatch(/\| d \| blocked \| 1 \| \d+ \| [^|]+ \| needs-changes \|/);
     expect(existsSync(join(out, 'report.md'))).toBe(true);
+    // Each plan's receipts: in its result file, copied into the index (not into batch.json), and in the report.
+    expect(read('a')).toMatch(/### Receipts\n\n\| iteration \| time \|[^\n]*\n[^\n]*\n\| 1 \| /);
+    expect(index).toMatch(/\n## Receipts\n[^]*\n### a\n\n\| iteration \| time \|/);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('\n### Receipts\n');
+    expect(JSON.parse(readFileSync(join(out, 'batch.json'), 'utf8')).results.filter((row: object) => 'receipts' in row)).toEqual([]);
     expect(r.stderr).toContain('[2/5 plans complete]');
     expect(r.stderr).not.toMatch(/\u001b/);
     expect(r.stdout).toBe('');

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
-import { assertBuilt, describeRun, eventsOf, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
+import { assertBuilt, describeRun, eventsOf, makeTempDir, removeTempDirs, runExec, type Step } from './helpers/exec-harness.js';
 
 beforeAll(assertBuilt);
 afterAll(removeTempDirs);
@@ -112,6 +112,24 @@ describe.concurrent('the deeper gate', () => {
     expect(run.result!.warnings.join('\n')).toContain('regression: task "Alpha" passed before and fails now');
     const alpha = run.result!.tasks.find((t: any) => t.name === 'Alpha');
     expect(alpha).toMatchObject({ status: 'failing', firstPassedIteration: 1, regressed: true });
+  });
+
+  it('a task that starts to pass is progress for the stall breaker, though no file of the tree changed', async ({ expect }) => {
+    // The checks look outside the working tree, where the work fingerprint does not.
+    const elsewhere = makeTempDir();
+    const outside = plan(['A', 'B', 'C'].map((name) => ({ name, verify: `test -f ${join(elsewhere, name)}` })));
+    const run = await runExec({
+      plan: outside,
+      args: ['--max-stalls', '2'],
+      scenario: { iterations: [[{ write: join(elsewhere, 'A') }], [{ write: join(elsewhere, 'B') }], [{ write: join(elsewhere, 'C') }], complete] },
+    });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.result).toMatchObject({ outcome: 'complete', iterations: 4, tasksVerified: 'tasks 3/3 verified' });
+    expect(run.result!.warnings.join('\n')).not.toContain('made no progress');
+    // And without a task starting to pass, the same iterations are stalls.
+    const idle = await runExec({ plan: outside, args: ['--max-stalls', '2'], scenario: { iterations: [[{ say: 'thinking' }]] } });
+    expect(idle.result).toMatchObject({ outcome: 'exhausted', iterations: 2 });
+    expect(idle.result!.reason).toMatch(/^no_progress/);
   });
 
   it('task_checks: gate runs them only for a claim; off never runs them', async ({ expect }) => {

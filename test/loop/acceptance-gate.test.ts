@@ -151,7 +151,7 @@ describe('acceptanceGate', () => {
   it('a verify command past its time limit is stopped and reported as timed out', async () => {
     // A sleep far past the test's timeout: only the time limit can end it.
     const command = 'echo starting; sleep 3600.4817';
-    const r = await acceptanceGate({ ...input, requireSummary: false, verify: [command], verifyTimeoutMs: 300 });
+    const r = await acceptanceGate({ ...input, requireSummary: false, verify: [command], commands: { timeoutMs: 300 } });
     expect(r.complete).toBe(false);
     expect(r.reason).toMatch(/^verify command `echo starting; sleep 3600.4817` timed out/);
     expect(r.reason).toContain('starting');

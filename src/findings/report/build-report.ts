@@ -114,6 +114,8 @@ export async function buildReport(options: BuildReportOptions): Promise<Report> 
       costUsd: result?.costUsd ?? null,
       ...(result?.tasksVerified ? { tasksVerified: result.tasksVerified } : {}),
       ...(result?.receipts ? { receipts: result.receipts, costEstimated: result.costEstimated ?? false } : {}),
+      ...(result?.iterationReceipts?.length ? { iterationReceipts: result.iterationReceipts } : {}),
+      ...(result?.taskReceipts?.length ? { taskReceipts: result.taskReceipts } : {}),
       prUrl: result?.prUrl ?? null,
       startedAt: result?.startedAt ?? null,
       endedAt: result?.endedAt ?? null,

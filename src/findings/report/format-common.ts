@@ -35,3 +35,23 @@ export function filterLine(report: Report): string {
 export function refusalsLine(refusals: readonly { what: string; target: string; count: number }[]): string {
   return refusals.map((x) => `${x.what} ${x.target}${x.count > 1 ? ` ×${x.count}` : ''}`).join('; ');
 }
+
+/** A receipt's cost to the hundredth of a cent, `(est.)` when estimated from the price table; `-` unknown. */
+export function receiptCost(usd: number | null, estimated: boolean): string {
+  return usd === null ? '-' : `$${usd.toFixed(4)}${estimated ? ' (est.)' : ''}`;
+}
+
+/** A receipt's checks on one line: `✓ verify: npm test, ✗ task: docs`. */
+export function checksLine(checks: readonly { check: string; ok: boolean }[]): string {
+  return checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.check}`).join(', ');
+}
+
+/** `1 / 2 / 3 / 4`: input, output, cache-read and cache-write tokens. */
+export function tokensLine(t: { input: number; output: number; cacheRead: number; cacheWrite: number }): string {
+  return `${t.input} / ${t.output} / ${t.cacheRead} / ${t.cacheWrite}`;
+}
+
+/** `12.3s`, or `-` when unknown. */
+export function seconds(ms: number | null): string {
+  return ms === null ? '-' : `${(ms / 1000).toFixed(1)}s`;
+}

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Problem } from '../../errors.js';
 import { safeHttpsUrl } from './escape.js';
+import { readIterationReceipts, readTaskReceipts } from './read-receipts.js';
 import type { RunSandboxSummary, RunSummary } from './types.js';
 
 export type ResultRead = { ok: true; result: Partial<RunSummary> } | { ok: false; problem: Problem };
@@ -35,6 +36,8 @@ function toSummary(o: Record<string, unknown>): Partial<RunSummary> {
     tasksVerified: str(o.tasksVerified),
     receipts: Array.isArray(o.receipts) ? o.receipts.length : 0,
     costEstimated: Array.isArray(o.receipts) && o.receipts.some((r) => typeof r === 'object' && r !== null && (r as { costEstimated?: unknown }).costEstimated === true),
+    iterationReceipts: readIterationReceipts(o.receipts),
+    taskReceipts: readTaskReceipts(o.tasks),
     prUrl: safeHttpsUrl(o.prUrl),
     startedAt: str(o.startedAt),
     endedAt: str(o.endedAt),

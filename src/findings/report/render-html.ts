@@ -4,10 +4,10 @@
 import { SEVERITIES, type Severity } from '../../contract.js';
 import { prLabel, strictUrl } from '../../util/markdown-escape.js';
 import { escapeHtml as h, jsonForScript, scriptSafe, stripControls } from './escape.js';
-import { filterLine, formatCost, outcomeLine, plural, runOutcome, refusalsLine } from './format-common.js';
+import { checksLine, filterLine, formatCost, outcomeLine, plural, receiptCost, runOutcome, refusalsLine, seconds, tokensLine } from './format-common.js';
 import { CONTENT_SECURITY_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './html-assets.js';
 import { FINDINGS_PER_CHUNK } from './render-json.js';
-import type { FindingGroup, Report } from './types.js';
+import type { FindingGroup, Report, RunSummary } from './types.js';
 
 const BAR_COLOURS: Record<Severity, string> = {
   critical: '#c0392b',
@@ -100,6 +100,7 @@ export function* htmlChunks(report: Report): Generator<string> {
     }
     parts.push('</tbody>\n</table>\n');
   }
+  parts.push(...receiptsSection(report));
   // The findings go first and the lists they index come after them: one pass names the types,
   // actions, plans and runs as it writes the rows (the page reads the block as a whole).
   const table = tableData(report);
@@ -113,6 +114,49 @@ export function* htmlChunks(report: Report): Generator<string> {
   }
   yield `],${jsonForScript(table.head()).slice(1)}</script>\n`;
   yield `<script>${REPORT_SCRIPT}</script>\n</body>\n</html>\n`;
+}
+
+/** Per run, folded: a table of its iterations' receipts and one of its tasks' (docs/files.md#receipts). */
+function receiptsSection(report: Report): string[] {
+  const runs = report.runs.filter((r) => r.iterationReceipts !== undefined || r.taskReceipts !== undefined);
+  if (runs.length === 0) return [];
+  const parts = ['<h2>Receipts</h2>\n<p class="muted">A cost marked <abbr title="estimated from the price table">(est.)</abbr> is an estimate; tokens are input / output / cache read / cache write.</p>\n'];
+  for (const r of runs) parts.push(runReceipts(r));
+  return parts;
+}
+
+const EST = ' <abbr title="estimated from the price table">(est.)</abbr>';
+
+function costCell(usd: number | null, estimated: boolean): string {
+  return h(receiptCost(usd, false)) + (usd !== null && estimated ? EST : '');
+}
+
+function runReceipts(r: RunSummary): string {
+  const receipts = r.iterationReceipts ?? [];
+  const tasks = r.taskReceipts ?? [];
+  const parts = [`<details class="receipts"><summary>${t(r.run)} &middot; ${r.plan === null ? '&mdash;' : t(r.plan)} &middot; ${t(runOutcome(r))} &middot; ${h(plural(receipts.length, 'receipt'))}</summary>\n`];
+  if (receipts.length > 0) {
+    parts.push('<table class="iterations">\n<thead><tr><th class="num">iteration</th><th class="num">time</th><th>tokens</th><th class="num">cost</th><th>decision</th><th>checks</th><th>rejection</th></tr></thead>\n<tbody>\n');
+    for (const x of receipts) {
+      parts.push(
+        `<tr><td class="num">${x.iteration}</td><td class="num">${h(seconds(x.durationMs))}</td><td>${h(tokensLine(x.tokens))}</td><td class="num">${costCell(x.costUsd, x.costEstimated)}</td>`,
+        `<td>${t(x.decision)}</td><td>${t(checksLine(x.checks)) || '&mdash;'}</td><td>${x.rejection === null ? '&mdash;' : `<div class="detail">${t(x.rejection)}</div>`}</td></tr>\n`,
+      );
+    }
+    parts.push('</tbody>\n</table>\n');
+  }
+  if (tasks.length > 0) {
+    parts.push('<table class="tasks">\n<thead><tr><th>task</th><th>state</th><th class="num">first passed in iteration</th><th class="num">iterations to pass</th><th class="num">cost to pass</th></tr></thead>\n<tbody>\n');
+    for (const x of tasks) {
+      parts.push(
+        `<tr><td>${t(x.name)}</td><td>${t(x.status)}${x.regressed ? ' (regressed)' : ''}</td><td class="num">${x.firstPassedIteration ?? '&mdash;'}</td><td class="num">${x.iterations ?? '&mdash;'}</td>`,
+        `<td class="num">${x.iterations === null ? '&mdash;' : costCell(x.costUsd, x.costEstimated)}</td></tr>\n`,
+      );
+    }
+    parts.push('</tbody>\n</table>\n');
+  }
+  parts.push('</details>\n');
+  return parts.join('');
 }
 
 /** Rows the page adds at a time (and at first). */

@@ -9,7 +9,7 @@
 import { SEVERITIES } from '../../contract.js';
 import { markdownPrLink } from '../../util/markdown-escape.js';
 import { escapeMarkdown as md, markdownFence, truncate } from './escape.js';
-import { filterLine, formatCost, outcomeLine, plural, runOutcome, refusalsLine } from './format-common.js';
+import { checksLine, filterLine, formatCost, outcomeLine, plural, receiptCost, runOutcome, refusalsLine, seconds, tokensLine } from './format-common.js';
 import type { FindingGroup, Report, RunSummary } from './types.js';
 
 /** GitHub's comment limit is 65,536 characters; the rest is room for a note around the report. */
@@ -25,6 +25,9 @@ const INVALID_CHARS = 8_000;
 const BROKEN_CHARS = 3_000;
 const PROBLEMS_CHARS = 2_000;
 const SANDBOX_CHARS = 4_000;
+const RECEIPTS_CHARS = 12_000;
+/** Iterations listed per run (the last ones); html and json list them all. */
+export const MD_RECEIPT_ROWS = 20;
 /** Room the run table keeps for itself while findings are listed; it then gets all that is left. */
 const RUNS_RESERVED_CHARS = 10_000;
 
@@ -53,7 +56,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
 
   // The sections after the findings are rendered first (each within its cap) so the findings can
   // have all the room that is left.
-  const middle = [...invalidSection(report), ...brokenSection(report), ...problemsSection(report), ...sandboxSection(report)];
+  const middle = [...invalidSection(report), ...brokenSection(report), ...problemsSection(report), ...sandboxSection(report), ...receiptsSection(report)];
   const runsFull = runsSection(report, Infinity);
   const fixed = size(head) + size(middle);
   const findings = findingsSection(report, maxChars - fixed - Math.min(size(runsFull), RUNS_RESERVED_CHARS));
@@ -226,9 +229,50 @@ function sandboxSection(report: Report): string[] {
 }
 
 /** Runs that did not complete come first: those are the ones a morning review is for. */
+function notCompleteFirst(runs: readonly RunSummary[]): RunSummary[] {
+  return [...runs.filter((r) => r.outcome !== 'complete'), ...runs.filter((r) => r.outcome === 'complete')];
+}
+
+/** What each iteration took and what came of it, and what each task took to pass (docs/files.md#receipts). */
+function receiptsSection(report: Report): string[] {
+  const runs = notCompleteFirst(report.runs).filter((r) => r.iterationReceipts !== undefined || r.taskReceipts !== undefined);
+  if (runs.length === 0) return [];
+  return listWithin(
+    ['', '### Receipts', '', 'A cost marked (est.) is estimated from the price table; tokens are input / output / cache read / cache write.', ''],
+    runs,
+    runs.length,
+    RECEIPTS_CHARS,
+    receiptLines,
+    (n) => `...and ${plural(n, 'more run')} with receipts: ${SEE_ALL}.`,
+  );
+}
+
+function receiptLines(r: RunSummary): string[] {
+  const out = [`**${md(truncate(r.run, 100))}** · ${md(truncate(r.plan ?? '-', 100))} · ${md(runOutcome(r))}`, ''];
+  const receipts = r.iterationReceipts ?? [];
+  if (receipts.length > 0) {
+    const hidden = receipts.length - MD_RECEIPT_ROWS;
+    out.push('| iteration | time | tokens | cost | decision | checks | rejection |', '|---:|---:|---|---:|---|---|---|');
+    for (const x of receipts.slice(Math.max(0, hidden))) {
+      out.push(`| ${x.iteration} | ${seconds(x.durationMs)} | ${tokensLine(x.tokens)} | ${receiptCost(x.costUsd, x.costEstimated)} | ${md(x.decision)} | ${md(truncate(checksLine(x.checks), 200)) || '-'} | ${md(truncate(x.rejection ?? '', 150)) || '-'} |`);
+    }
+    if (hidden > 0) out.push('', `...${plural(hidden, 'earlier iteration')} not listed: ${SEE_ALL}.`);
+    out.push('');
+  }
+  const tasks = r.taskReceipts ?? [];
+  if (tasks.length > 0) {
+    out.push('| task | state | first passed in iteration | iterations to pass | cost to pass |', '|---|---|---:|---:|---:|');
+    for (const t of tasks) {
+      out.push(`| ${md(truncate(t.name, 100))} | ${md(t.status)}${t.regressed ? ' (regressed)' : ''} | ${t.firstPassedIteration ?? '-'} | ${t.iterations ?? '-'} | ${t.iterations === null ? '-' : receiptCost(t.costUsd, t.costEstimated)} |`);
+    }
+    out.push('');
+  }
+  return out;
+}
+
 function runsSection(report: Report, budget: number): string[] {
   if (report.runs.length === 0) return ['', '### Run outcomes', '', 'No runs.'];
-  const runs = [...report.runs.filter((r) => r.outcome !== 'complete'), ...report.runs.filter((r) => r.outcome === 'complete')];
+  const runs = notCompleteFirst(report.runs);
   return listWithin(
     ['', '### Run outcomes', '', '| run | plan | outcome | exit | iterations | cost | findings | PR | reason |', '|---|---|---|---:|---:|---:|---:|---|---|'],
     runs,

@@ -72,6 +72,9 @@ export interface RunSummary {
   /** Receipts per iteration in result.json, and whether any cost in them is an estimate (docs/files.md#receipts). */
   receipts?: number;
   costEstimated?: boolean;
+  /** The receipts themselves (at most the last 200), and each task's (docs/findings.md#json). */
+  iterationReceipts?: ReportReceipt[];
+  taskReceipts?: ReportTaskReceipt[];
   /** Only a strict https URL survives (util/markdown-escape.ts strictUrl); anything else is null. */
   prUrl: string | null;
   startedAt: string | null;
@@ -80,6 +83,30 @@ export interface RunSummary {
   findings: number;
   /** What the sandbox refused in this run (docs/sandbox.md); null: not sandboxed, or no result. */
   sandbox?: RunSandboxSummary | null;
+}
+
+/** One iteration's receipt as the report shows it: its checks without their output. */
+export interface ReportReceipt {
+  iteration: number;
+  durationMs: number | null;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** USD; an estimate from the price table when costEstimated; null: unknown. */
+  costUsd: number | null;
+  costEstimated: boolean;
+  decision: string;
+  checks: { check: string; ok: boolean }[];
+  rejection: string | null;
+}
+
+/** One task's receipt: its state, the iteration it first passed in, and what it took to get there. */
+export interface ReportTaskReceipt {
+  name: string;
+  status: string;
+  regressed: boolean;
+  firstPassedIteration: number | null;
+  iterations: number | null;
+  costUsd: number | null;
+  costEstimated: boolean;
 }
 
 export interface RunSandboxSummary {

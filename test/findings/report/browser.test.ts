@@ -89,6 +89,22 @@ describe.skipIf(!BROWSER_RUNS)('html report in Chromium', () => {
     await page.close();
   });
 
+  it('shows each run\'s receipts folded, iterations and tasks, estimates marked', async () => {
+    const { page, errors } = await open(basicUrl);
+    const run = page.locator('details.receipts', { hasText: 'run-a' });
+    expect(await run.locator('table.iterations').isVisible()).toBe(false);
+    await run.locator('summary').click();
+    const rows = run.locator('table.iterations tbody tr');
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(1).locator('td').allTextContents()).toEqual([
+      '2', '42.5s', '300 / 60 / 900 / 0', '$0.5000 (est.)', 'complete', '✓ summary, ✓ verify: npm test, ✓ task: parser, ✗ task: docs', 'task docs: test -f docs/parser.md exited 1',
+    ]);
+    expect(await rows.nth(0).locator('abbr').getAttribute('title')).toBe('estimated from the price table');
+    expect(await run.locator('table.tasks tbody tr').first().locator('td').allTextContents()).toEqual(['parser', 'passing', '2', '2', '$0.7500 (est.)']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('runs nothing from the findings, loads nothing, and keeps the text visible as text', async () => {
     const w = await open(evilUrl);
     const { page } = w;
@@ -109,6 +125,11 @@ describe.skipIf(!BROWSER_RUNS)('html report in Chromium', () => {
     expect(await page.locator('script').count()).toBe(2);
     expect(await page.locator('img, iframe, svg:not(#severity-chart), style').count()).toBe(1); // our <style> only
     expect(await page.locator('summary', { hasText: '<script>window.__pwned = 1</script>' }).count()).toBe(1);
+    // Receipts: a rejection, a check, a decision and a task name an agent wrote, shown as text.
+    const receipts = page.locator('details.receipts', { hasText: 'evil-3' });
+    expect(await receipts.locator('table.iterations td').nth(6).textContent()).toContain('<script>window.__pwned=23</script>');
+    expect(await receipts.locator('table.iterations td').nth(4).textContent()).toMatch(/^<b onmouseover="window.__pwned=22">/);
+    expect(await receipts.locator('table.tasks td').first().textContent()).toBe('</script><script>window.__pwned=21</script>');
     // javascript: and http: PR urls are not links; the https one is.
     expect(await page.locator('#runs-table a').evaluateAll((as) => as.map((a) => (a as unknown as { protocol: string }).protocol))).toEqual(['https:']);
     await page.close();

@@ -94,7 +94,7 @@ describe('markdown', () => {
       expect(cellSeparators(line), line).toBe(expected);
     }
     const headings = lines.filter((l) => l.startsWith('#'));
-    expect(headings.every((h) => /^#{2,4} (ralph observations report|Findings|Run outcomes|Invalid observations \(1\)|critical|high|medium|low|info)$/.test(h))).toBe(true);
+    expect(headings.every((h) => /^#{2,4} (ralph observations report|Findings|Run outcomes|Receipts|Invalid observations \(1\)|critical|high|medium|low|info)$/.test(h))).toBe(true);
     const prose = lines.join('\n');
     expect(prose).not.toMatch(/<(script|img|svg|iframe|style|details)/i);
     expect(prose).not.toMatch(/\]\(javascript:/i);
