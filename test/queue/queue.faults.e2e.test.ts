@@ -14,7 +14,7 @@ import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 import { probeRedis } from '../../src/queue/redis-connection.js';
 import { parseQueueUrl, startWorker as startQueueWorker } from '../../src/queue/index.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
-import { fluxDriveProblems, git, killQuietly, killStarted, processesMentioning, ralph, read, results, SECRET, startWorker, until, workerRuns, workspace, type Workspace } from './helpers.js';
+import { fluxDriveProblems, git, killQuietly, killStarted, planText, processesMentioning, ralph, read, results, SECRET, startWorker, until, workerRuns, workspace, type Workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the queued-batch fault tests');
 const BWRAP = findProgram('RALPH_BWRAP', ['bwrap']);
@@ -160,12 +160,16 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
   });
 
   it('every worker killed mid-plan and restarted on its workdir: the orphaned agents are stopped, each branch holds only its own plan\'s files', async () => {
-    const plans = Object.fromEntries(['l1', 'l2', 'l3', 'l4'].map((id) => [id, 'slow-write 6000']));
-    const w = ws(plans);
+    // The first attempts wait for `go`, made once the workers are restarted: their agents are
+    // orphans then, whatever the machine's load, and would write into reused checkouts unless stopped.
+    const w = ws({});
+    const go = join(w.dir, 'go');
+    const plans = Object.fromEntries(['l1', 'l2', 'l3', 'l4'].map((id) => [id, `write-on-go ${go}`]));
+    for (const [id, behaviour] of Object.entries(plans)) writeFileSync(join(w.repo, 'plans', `${id}.md`), planText(id, behaviour));
     // The repository names the agent (not the workers' flags, whose agents die with their worker):
     // its orphans are what a restarted worker must find and stop.
     writeFileSync(join(w.repo, 'ralph.config.yaml'), ['agent: scripted', 'agents:', '  scripted:', `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(w.agent)}]`, ''].join('\n'));
-    git(w.repo, 'add', 'ralph.config.yaml');
+    git(w.repo, 'add', 'ralph.config.yaml', 'plans');
     git(w.repo, 'commit', '-q', '-m', 'config');
     git(w.repo, 'push', '-q');
     const url = queueUrl();
@@ -177,6 +181,7 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
     const again = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
+    writeFileSync(go, '');
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(['l1.md', 'l2.md', 'l3.md', 'l4.md']);
     expect(fluxDriveProblems(out)).toEqual([]);
