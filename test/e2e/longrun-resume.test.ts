@@ -169,16 +169,18 @@ describe('resuming a run that ended complete', () => {
 });
 
 describe('stop requests', () => {
-  // Iteration 1 is busy for 1.5 s and decides nothing; iteration 2 completes.
+  // Iteration 1 is busy until the test has asked for the stop, and decides nothing; iteration 2
+  // completes. (It once was busy for 1.5 s, which a loaded machine's `ralph stop` outlasted.)
   const scenario = {
-    iterations: [[{ heartbeat: { every: 100, for: 1_500 } }], [{ summary: true }, { say: '###PLAN_COMPLETE###' }]],
+    iterations: [[{ say: 'busy' }, { waitFile: 'go' }], [{ summary: true }, { say: '###PLAN_COMPLETE###' }]],
   };
 
   async function stopsAfterIteration(ws: Workspace, request: () => Promise<void>): Promise<void> {
     const cmd = ws.agent(scenario);
     const run = start(ws, [], cmd);
-    await waitFor(() => transcript(ws, 1).includes('heartbeat'), 'iteration 1 to be under way');
+    await waitFor(() => transcript(ws, 1).includes('busy'), 'iteration 1 to be under way');
     await request();
+    writeFileSync(join(ws.cwd, 'go'), '');
     const ran = await run.done;
 
     expect(ran.code, ran.stderr).toBe(EXIT_CODES.interrupted);
