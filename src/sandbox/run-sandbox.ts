@@ -2,10 +2,10 @@
 // Every refusal becomes a `sandbox_denied` event (the first time, and with its count when an
 // iteration ends if it came again), a count in result.json, and a line in the next prompt.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { AgentNeeds } from './agent-needs.js';
 import { mayWrite, type SandboxPolicy } from './policy.js';
-import { feedbackFor, parseViolation, RefusalTally, type Refusal, type RefusalCount } from './refusals.js';
+import { feedbackFor, isRuntimeProbe, parseViolation, RefusalTally, type Refusal, type RefusalCount } from './refusals.js';
 import { acquireSandbox, type Lease } from './runtime.js';
 import { HiddenReadScanner } from './hidden-reads.js';
 import { Decoys, withDecoys } from './decoys.js';
@@ -124,7 +124,7 @@ export class RunSandbox {
 
   private violation(line: string, tag: string): void {
     const refusal = parseViolation(line);
-    if (refusal === undefined) return;
+    if (refusal === undefined || isRuntimeProbe(refusal)) return;
     // The monitor reports every write outside the library's defaults; the run's policy allowed some.
     if (refusal.what === 'write' && mayWrite(this.options.policy, refusal.target)) return;
     this.refused(refusal, tag === 'verify' ? 'verify' : 'agent');
@@ -142,7 +142,7 @@ export class RunSandbox {
 
 /** The sandbox can only bind what exists: the agent's state folders and files are made first. */
 function makeStateFolders(agent: AgentNeeds, home: string): void {
-  for (const dir of agent.stateDirs) mkdirSync(`${home}/${dir}`, { recursive: true });
+  for (const dir of agent.stateDirs) mkdirSync(resolve(home, dir), { recursive: true });
   for (const file of agent.stateFiles) {
     const path = `${home}/${file}`;
     if (existsSync(path)) continue;
