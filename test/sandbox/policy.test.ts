@@ -1,9 +1,13 @@
 // The policy and the reading of refusals, as pure functions (docs/sandbox.md).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentHosts, agentNeeds, NO_AGENT, placeState } from '../../src/sandbox/agent-needs.js';
 import { decideSandbox } from '../../src/sandbox/open.js';
 import { buildPolicy, mayWrite } from '../../src/sandbox/policy.js';
 import { feedbackFor, isRuntimeProbe, parseViolation, RefusalTally } from '../../src/sandbox/refusals.js';
+import { refusalOf } from '../../src/sandbox/run-sandbox.js';
 import { withLoopbackProxied, withPrivateTmp } from '../../src/sandbox/runtime.js';
 import { readSandboxValue, sandboxFromEnv, sandboxSettings } from '../../src/sandbox/settings.js';
 import { HiddenReadScanner } from '../../src/sandbox/hidden-reads.js';
@@ -118,6 +122,26 @@ describe('refusals', () => {
   it("a runtime's probe at every start is no refusal of the agent's (Bun's trace marker)", () => {
     expect(isRuntimeProbe(parseViolation('deny openat /sys/kernel/debug/tracing/trace_marker')!)).toBe(true);
     expect(isRuntimeProbe(parseViolation('deny openat /sys/kernel/debug/tracing/tracing_on')!)).toBe(false);
+  });
+
+  it('what a violation line means for the run: allowed writes, folders already there and probes are none; a state file replaced beside it counts as the file', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ralph-refusal-home-'));
+    try {
+      const p = buildPolicy({ ...base, home });
+      const of = (line: string) => refusalOf(line, p, claude, home);
+      expect(of(`deny openat ${home}/.bashrc`)).toEqual({ what: 'write', target: `${home}/.bashrc` });
+      expect(of(`deny openat ${home}/.claude/projects/x.jsonl`)).toBeUndefined();
+      expect(of('deny openat /sys/kernel/debug/tracing/trace_marker')).toBeUndefined();
+      // `mkdir -p` of the home folder, which is there: nothing was refused.
+      expect(of(`deny mkdir ${home}`)).toBeUndefined();
+      expect(of(`deny mkdir ${home}/new`)).toEqual({ what: 'write', target: `${home}/new` });
+      // Claude Code's lock and temp files beside ~/.claude.json: that file, whatever their names.
+      expect(of(`deny mkdir ${home}/.claude.json.lock`)).toEqual({ what: 'write', target: `${home}/.claude.json` });
+      expect(of(`deny unlink ${home}/.claude.json.tmp.2.d634351e153c`)).toEqual({ what: 'write', target: `${home}/.claude.json` });
+      expect(of('deny network-outbound example.com:443')).toEqual({ what: 'network', target: 'example.com:443' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('counts repeats per target, bounded', () => {
