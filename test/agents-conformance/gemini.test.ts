@@ -40,7 +40,8 @@ describeConformance({
   },
 }, ({ api, spec }) => {
   it("sandboxed (--sandbox on, docs/sandbox.md): completes the plan against the stand-in, its writes in the tree and its own state folder only", async () => {
-    // The user chose Gemini CLI's own sandbox (Docker or Podman, none here): inside ralph's the preset turns it off.
+    // The user chose Gemini CLI's own sandbox (a Docker or Podman container): inside ralph's the preset
+    // turns it off (else the run fails: the container cannot start, docs/sandbox.md).
     const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, tools: { sandbox: true } };
     const o = await runScenario(spec('complete', { args: ['--sandbox', 'on'], homeFiles: { '.gemini/settings.json': JSON.stringify(settings) } }));
     expect(o.result?.outcome, describeFailure(o)).toBe('complete');

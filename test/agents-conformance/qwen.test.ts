@@ -24,7 +24,8 @@ describeConformance({
   conversation: { word: 'session', id: /"session_id":"([^"]+)"/ },
 }, ({ api, spec }) => {
   it("sandboxed (--sandbox on, docs/sandbox.md): completes the plan against the stand-in, its writes in the tree and its own state folder only", async () => {
-    // The user chose Qwen Code's own sandbox (Docker or Podman, none here): inside ralph's the preset turns it off.
+    // The user chose Qwen Code's own sandbox (a Docker or Podman container): inside ralph's the preset
+    // turns it off (else the run fails: the container cannot start, docs/sandbox.md).
     const settings = { security: { auth: { selectedType: 'openai' } }, tools: { sandbox: true } };
     const o = await runScenario(spec('complete', { args: ['--sandbox', 'on'], homeFiles: { '.qwen/settings.json': JSON.stringify(settings) } }));
     expect(o.result?.outcome, describeFailure(o)).toBe('complete');
