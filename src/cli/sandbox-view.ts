@@ -44,7 +44,7 @@ export async function sandboxView(input: ViewInput): Promise<{ row: SettingRow; 
     ...(agent ? { command: agent.command, agentName: agent.name } : options.command?.length ? { command: options.command } : plan?.config.command ? { command: plan.config.command } : {}),
     env,
   };
-  const policy = policyOf(facts, '<temp>/ralph-sandbox-<run> (private to the run)');
+  const policy = await policyOf(facts, '<temp>/ralph-sandbox-<run> (private to the run)');
   const home = homeOf(env);
   const show = (list: string[]) => (list.length ? list.map((p) => shortPath(p, home)).join(', ') : 'none');
   const lines = [

@@ -2,15 +2,17 @@
 // it keeps its own state in (writable, and made before it starts: the sandbox can only open a
 // folder that exists), the hosts its API lives on, the variables that move that API elsewhere,
 // and what it must change about itself when it runs inside ralph's sandbox.
-import { basename } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 
 export interface AgentNeeds {
   /** Which agent this is ('command' for a program ralph does not know). */
   name: string;
-  /** Folders under the home folder the agent writes its state in. */
+  /** Folders under the home folder the agent writes its state in (absolute once placed: placeState). */
   stateDirs: readonly string[];
   /** Files directly in the home folder the agent writes (made empty when missing). */
   stateFiles: readonly string[];
+  /** It follows the XDG base directories: its `.config/`, `.cache/`, `.local/…` folders move with XDG_CONFIG_HOME, …. */
+  xdg?: boolean;
   /** Hosts of the agent's API and sign-in. */
   hosts: readonly string[];
   /** Variables whose URL's host is the API when set (a local stand-in, a gateway). */
@@ -63,10 +65,16 @@ const KNOWN: Readonly<Record<string, Omit<AgentNeeds, 'name'>>> = {
     stateFiles: [],
     hosts: ['generativelanguage.googleapis.com', 'cloudcode-pa.googleapis.com', 'oauth2.googleapis.com'],
     baseUrlEnv: ['GOOGLE_GEMINI_BASE_URL'],
+    // Gemini CLI's own sandbox (Docker, Podman, gVisor; seatbelt on macOS), when the user's
+    // settings or --sandbox choose it, cannot start inside ralph's: it needs the Docker socket,
+    // which ralph's sandbox refuses (through it a command would be out), or a second seatbelt.
+    // The variable outranks both.
+    env: { GEMINI_SANDBOX: 'false' },
   },
   opencode: {
     stateDirs: ['.local/share/opencode', '.config/opencode', '.cache/opencode', '.local/state/opencode'],
     stateFiles: [],
+    xdg: true,
     hosts: ['api.anthropic.com', 'api.openai.com', 'models.dev', 'opencode.ai'],
     baseUrlEnv: ['ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL'],
   },
@@ -75,6 +83,8 @@ const KNOWN: Readonly<Record<string, Omit<AgentNeeds, 'name'>>> = {
     stateFiles: [],
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai', 'portal.qwen.ai'],
     baseUrlEnv: ['OPENAI_BASE_URL'],
+    // Qwen Code's whole-CLI sandbox (Docker, Podman; seatbelt on macOS): as Gemini CLI's, above.
+    env: { QWEN_SANDBOX: 'false' },
   },
   amp: {
     stateDirs: ['.config/amp', '.local/share/amp', '.cache/amp'],
@@ -89,6 +99,31 @@ const KNOWN: Readonly<Record<string, Omit<AgentNeeds, 'name'>>> = {
     baseUrlEnv: [],
   },
 };
+
+const XDG_HOMES: readonly (readonly [string, string])[] = [
+  ['.config/', 'XDG_CONFIG_HOME'],
+  ['.cache/', 'XDG_CACHE_HOME'],
+  ['.local/share/', 'XDG_DATA_HOME'],
+  ['.local/state/', 'XDG_STATE_HOME'],
+];
+
+/**
+ * The agent's state folders where it will really write them: for an agent that follows the XDG
+ * base directories, a folder such as `.cache/opencode` is `$XDG_CACHE_HOME/opencode` when that
+ * variable holds an absolute path (the specification ignores any other); the rest stay relative
+ * to the home folder.
+ */
+export function placeState(needs: AgentNeeds, env: NodeJS.ProcessEnv): AgentNeeds {
+  if (!needs.xdg) return needs;
+  const place = (dir: string): string => {
+    for (const [prefix, name] of XDG_HOMES) {
+      const base = env[name];
+      if (dir.startsWith(prefix) && base !== undefined && isAbsolute(base)) return join(base, dir.slice(prefix.length));
+    }
+    return dir;
+  };
+  return { ...needs, stateDirs: needs.stateDirs.map(place) };
+}
 
 /** Any other program: no state folders, and only the API a base-URL variable names. */
 const UNKNOWN: Omit<AgentNeeds, 'name'> = { stateDirs: [], stateFiles: [], hosts: [], baseUrlEnv: ['ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL'] };

@@ -1,12 +1,12 @@
 // From a run's facts to its sandbox: whether it is on (auto: where it can start), the policy for
 // its working tree and agent, and the run's sandbox opened. `on` on a machine that cannot sandbox
 // is refused before anything runs (exit 64), with what to install.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { agentHosts, agentNeeds, NO_AGENT, type AgentNeeds } from './agent-needs.js';
+import { git } from '../util/git.js';
+import { agentHosts, agentNeeds, NO_AGENT, placeState, type AgentNeeds } from './agent-needs.js';
 import { sandboxAvailability, unavailableMessage, type Availability } from './availability.js';
 import { buildPolicy, type SandboxPolicy } from './policy.js';
 import type { RefusalCount } from './refusals.js';
@@ -42,18 +42,21 @@ export function homeOf(env: NodeJS.ProcessEnv): string {
   return resolve(env.HOME ?? homedir());
 }
 
-/** The agent a run starts, and what it needs. */
-export function needsOf(facts: Pick<SandboxFacts, 'executor' | 'command' | 'agentName'>): AgentNeeds {
-  return facts.executor === 'anthropic' ? NO_AGENT : agentNeeds(facts.command, facts.agentName);
+/** The agent a run starts, and what it needs (its state folders where they really are). */
+export function needsOf(facts: Pick<SandboxFacts, 'executor' | 'command' | 'agentName' | 'env'>): AgentNeeds {
+  return facts.executor === 'anthropic' ? NO_AGENT : placeState(agentNeeds(facts.command, facts.agentName), facts.env);
 }
 
-export function policyOf(facts: SandboxFacts, tmp = tmpdir()): SandboxPolicy {
-  const agent = needsOf(facts);
+export async function policyOf(facts: SandboxFacts, tmp = tmpdir()): Promise<SandboxPolicy> {
+  return policyFor(facts, needsOf(facts), homeOf(facts.env), tmp);
+}
+
+async function policyFor(facts: SandboxFacts, agent: AgentNeeds, home: string, tmp: string): Promise<SandboxPolicy> {
   const tree = resolve(facts.tree);
-  const gitCommonDir = gitCommonDirOf(tree);
+  const gitCommonDir = await gitCommonDirOf(tree);
   return buildPolicy({
     tree,
-    home: homeOf(facts.env),
+    home,
     tmp,
     ...(gitCommonDir !== undefined ? { gitCommonDir } : {}),
     planFiles: [resolve(facts.planPath), resolve(facts.summaryPath)],
@@ -66,9 +69,10 @@ export function policyOf(facts: SandboxFacts, tmp = tmpdir()): SandboxPolicy {
   });
 }
 
-function gitCommonDirOf(tree: string): string | undefined {
+/** The repository's git folder (a worktree's common one), or undefined outside a repository. */
+async function gitCommonDirOf(tree: string): Promise<string | undefined> {
   try {
-    const out = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: tree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const out = await git(tree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
     return out === '' ? undefined : out;
   } catch {
     return undefined;
@@ -80,10 +84,13 @@ function gitCommonDirOf(tree: string): string | undefined {
  * folder stays read-only, so one run cannot touch another's files there), the policy, the lease.
  */
 export async function openRunSandbox(facts: SandboxFacts, onDenied: (r: DeniedReport) => void, seed?: readonly RefusalCount[]): Promise<RunSandbox> {
+  const agent = needsOf(facts);
+  const home = homeOf(facts.env);
   const tmp = mkdtempSync(join(tmpdir(), 'ralph-sandbox-'));
   const decoyDir = mkdtempSync(join(tmpdir(), 'ralph-hidden-'));
   try {
-    return await RunSandbox.open({ policy: policyOf(facts, tmp), agent: needsOf(facts), home: homeOf(facts.env), onDenied, tmp, decoyDir, ...(seed ? { seed } : {}) });
+    const policy = await policyFor(facts, agent, home, tmp);
+    return await RunSandbox.open({ policy, agent, home, onDenied, tmp, decoyDir, ...(seed ? { seed } : {}) });
   } catch (error) {
     rmSync(tmp, { recursive: true, force: true });
     rmSync(decoyDir, { recursive: true, force: true });

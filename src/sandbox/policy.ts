@@ -71,7 +71,7 @@ export function expandPath(path: string, home: string, tree: string): string {
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const { tree, home } = input;
   const expand = (p: string) => expandPath(p, home, tree);
-  const write = [tree, input.tmp, ...input.agent.stateDirs.map((d) => join(home, d)), ...input.agent.stateFiles.map((f) => join(home, f))];
+  const write = [tree, input.tmp, ...input.agent.stateDirs.map((d) => resolve(home, d)), ...input.agent.stateFiles.map((f) => join(home, f))];
   for (const file of input.planFiles ?? []) if (!isInside(file, tree)) write.push(file);
   const readOnly = [join(tree, '.git', 'hooks'), join(tree, '.git', 'config'), join(tree, RUN_FILES.root)];
   if (input.gitCommonDir !== undefined && !isInside(input.gitCommonDir, tree)) {
@@ -93,8 +93,15 @@ export function isInside(path: string, folder: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
+/**
+ * Folders the sandbox gives each command its own of on Linux (bubblewrap's `--dev` and `--proc`):
+ * a write there (a terminal opened on /dev/ptmx, /dev/shm) stays inside, and is no refusal.
+ */
+const OWN_TO_EACH_COMMAND = process.platform === 'linux' ? ['/dev', '/proc'] : [];
+
 /** Whether the policy lets a command write `path` (a refusal report for it is kept). */
 export function mayWrite(policy: SandboxPolicy, path: string): boolean {
+  if (OWN_TO_EACH_COMMAND.some((d) => isInside(path, d))) return true;
   if (policy.hidden.some((h) => isInside(path, h))) return false;
   if (policy.readOnly.some((r) => isInside(path, r))) return false;
   return policy.write.some((w) => isInside(path, w));

@@ -29,6 +29,18 @@ export function parseViolation(line: string): Refusal | undefined {
   return undefined;
 }
 
+/**
+ * Writes a program's runtime tries at every start, whatever the agent does: Bun (opencode's
+ * runtime) opens the kernel's trace marker for writing, to mark its traces, and goes on without
+ * it. Refused like any other write, but not reported: it would tell the user and the agent of a
+ * write the agent never made.
+ */
+const RUNTIME_PROBES: readonly string[] = ['/sys/kernel/debug/tracing/trace_marker', '/sys/kernel/tracing/trace_marker'];
+
+export function isRuntimeProbe(r: Refusal): boolean {
+  return r.what === 'write' && RUNTIME_PROBES.includes(r.target);
+}
+
 /** Counts per (what, target), in the order first seen; bounded so a flood cannot grow it. */
 export class RefusalTally {
   private readonly counts = new Map<string, RefusalCount>();

@@ -1,11 +1,11 @@
 // One run's sandbox: its policy, its lease on the process's sandbox session, and what it refused.
 // Every refusal becomes a `sandbox_denied` event (the first time, and with its count when an
 // iteration ends if it came again), a count in result.json, and a line in the next prompt.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { AgentNeeds } from './agent-needs.js';
 import { mayWrite, type SandboxPolicy } from './policy.js';
-import { feedbackFor, parseViolation, RefusalTally, type Refusal, type RefusalCount } from './refusals.js';
+import { feedbackFor, isRuntimeProbe, parseViolation, RefusalTally, type Refusal, type RefusalCount } from './refusals.js';
 import { acquireSandbox, type Lease } from './runtime.js';
 import { HiddenReadScanner } from './hidden-reads.js';
 import { Decoys, withDecoys } from './decoys.js';
@@ -123,11 +123,8 @@ export class RunSandbox {
   }
 
   private violation(line: string, tag: string): void {
-    const refusal = parseViolation(line);
-    if (refusal === undefined) return;
-    // The monitor reports every write outside the library's defaults; the run's policy allowed some.
-    if (refusal.what === 'write' && mayWrite(this.options.policy, refusal.target)) return;
-    this.refused(refusal, tag === 'verify' ? 'verify' : 'agent');
+    const refusal = refusalOf(line, this.options.policy, this.options.agent, this.options.home);
+    if (refusal !== undefined) this.refused(refusal, tag === 'verify' ? 'verify' : 'agent');
   }
 
   private refused(refusal: Refusal, by: RefusalBy): void {
@@ -140,15 +137,42 @@ export class RunSandbox {
   }
 }
 
+/** What a violation line of the library's means for the run: a refusal to report, or nothing. */
+export function refusalOf(line: string, policy: SandboxPolicy, agent: AgentNeeds, home: string): Refusal | undefined {
+  const refusal = parseViolation(line);
+  if (refusal === undefined || isRuntimeProbe(refusal)) return undefined;
+  if (refusal.what !== 'write') return refusal;
+  // The monitor reports every write outside the library's defaults; the run's policy allowed some.
+  if (mayWrite(policy, refusal.target)) return undefined;
+  // It reports attempts: a folder made where one is already (`mkdir -p`) changed nothing.
+  if (/^deny mkdir(?:at)? /.test(line) && isDirectory(refusal.target)) return undefined;
+  // An agent replacing a state file of its own in the home folder (Claude Code: a lock folder and
+  // a temp file beside ~/.claude.json, then a rename) is refused beside it, as the home folder is
+  // not writable: counted as that file, whose name the user knows, not as each temp file's.
+  for (const file of agent.stateFiles) {
+    const path = resolve(home, file);
+    if (refusal.target.startsWith(`${path}.`)) return { what: 'write', target: path };
+  }
+  return refusal;
+}
+
 /** The sandbox can only bind what exists: the agent's state folders and files are made first. */
 function makeStateFolders(agent: AgentNeeds, home: string): void {
-  for (const dir of agent.stateDirs) mkdirSync(`${home}/${dir}`, { recursive: true });
+  for (const dir of agent.stateDirs) mkdirSync(resolve(home, dir), { recursive: true });
   for (const file of agent.stateFiles) {
     const path = `${home}/${file}`;
     if (existsSync(path)) continue;
     mkdirSync(dirname(path), { recursive: true });
     // Valid JSON: an agent that reads its state file at start must not find it broken.
     writeFileSync(path, '{}\n', { flag: 'wx' });
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -50,5 +50,9 @@ describeConformance({
     expect(readFileSync(join(o.dir, 'work/greeting.txt'), 'utf8')).toBe('hello\n');
     const agent = o.events.find((e) => e.type === 'agent');
     expect(agent.command).toContain('--sandbox'); // the preset as written; ralph swaps it when it wraps
+    // Refused, and reported, is only what is not its API: its update check (api.github.com) and
+    // ChatGPT's feature flags (ab.chatgpt.com) (docs/sandbox.md).
+    const refused = o.result.sandbox.refusals.filter((r: { target: string }) => !['api.github.com:443', 'ab.chatgpt.com:443'].includes(r.target));
+    expect(refused, JSON.stringify(o.result.sandbox)).toEqual([]);
   });
 });

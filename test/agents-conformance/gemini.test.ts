@@ -1,7 +1,11 @@
 // The real Gemini CLI (pinned, from npm) driven by `ralph exec --agent gemini` against a local
 // stand-in of the Gemini API. See docs/agents.md, "The conformance suite".
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { describeConformance } from './conformance.js';
 import { GeminiStandIn } from './gemini-stand-in.js';
+import { describeFailure, runScenario } from './harness.js';
 import { PINNED } from './install.js';
 
 const pkg = PINNED.gemini!;
@@ -34,4 +38,21 @@ describeConformance({
     }),
     kind: 'usage',
   },
+}, ({ api, spec }) => {
+  it("sandboxed (--sandbox on, docs/sandbox.md): completes the plan against the stand-in, its writes in the tree and its own state folder only", async () => {
+    // The user chose Gemini CLI's own sandbox (a Docker or Podman container): inside ralph's the preset
+    // turns it off (else the run fails: the container cannot start, docs/sandbox.md).
+    const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, tools: { sandbox: true } };
+    const o = await runScenario(spec('complete', { args: ['--sandbox', 'on'], homeFiles: { '.gemini/settings.json': JSON.stringify(settings) } }));
+    expect(o.result?.outcome, describeFailure(o)).toBe('complete');
+    expect(o.result.sandbox.mode).toBe('on');
+    expect(readFileSync(join(o.dir, 'work/greeting.txt'), 'utf8')).toBe('hello\n');
+    // The stand-in's host came from GOOGLE_GEMINI_BASE_URL, as a gateway's would.
+    expect(o.events.find((e) => e.type === 'sandbox')).toMatchObject({ mode: 'on', hosts: expect.arrayContaining([new URL(api().url).host]) });
+    expect(existsSync(join(o.home, '.gemini'))).toBe(true);
+    // Nothing it needed was refused. Its usage statistics (Clearcut, play.googleapis.com) are
+    // not its API: refused and reported, unless the user's settings turn them off.
+    const refused = o.result.sandbox.refusals.filter((r: { target: string }) => !r.target.startsWith('play.googleapis.com:'));
+    expect(refused, JSON.stringify(o.result.sandbox)).toEqual([]);
+  });
 });

@@ -1,9 +1,13 @@
 // The policy and the reading of refusals, as pure functions (docs/sandbox.md).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentHosts, agentNeeds, NO_AGENT } from '../../src/sandbox/agent-needs.js';
+import { agentHosts, agentNeeds, NO_AGENT, placeState } from '../../src/sandbox/agent-needs.js';
 import { decideSandbox } from '../../src/sandbox/open.js';
 import { buildPolicy, mayWrite } from '../../src/sandbox/policy.js';
-import { feedbackFor, parseViolation, RefusalTally } from '../../src/sandbox/refusals.js';
+import { feedbackFor, isRuntimeProbe, parseViolation, RefusalTally } from '../../src/sandbox/refusals.js';
+import { refusalOf } from '../../src/sandbox/run-sandbox.js';
 import { withLoopbackProxied, withPrivateTmp } from '../../src/sandbox/runtime.js';
 import { readSandboxValue, sandboxFromEnv, sandboxSettings } from '../../src/sandbox/settings.js';
 import { HiddenReadScanner } from '../../src/sandbox/hidden-reads.js';
@@ -25,6 +29,10 @@ describe('the policy', () => {
     expect(mayWrite(p, '/w/repo-other/x')).toBe(false);
     expect(mayWrite(p, '/h/.bashrc')).toBe(false);
     expect(mayWrite(p, '/tmp/other')).toBe(false);
+    // On Linux each command has its own /dev and /proc (Qwen Code opens a terminal on /dev/ptmx).
+    expect(mayWrite(p, '/dev/ptmx')).toBe(process.platform === 'linux');
+    expect(mayWrite(p, '/dev/shm/x')).toBe(process.platform === 'linux');
+    expect(mayWrite(p, '/devices/x')).toBe(false);
   });
 
   it('hides the usual secrets; deny_read adds, allow_read gives back; allow_write and allow_hosts add', () => {
@@ -60,6 +68,17 @@ describe('the policy', () => {
   it("codex runs without its own sandbox inside ralph's", () => {
     const codex = agentNeeds(['codex'], 'codex');
     expect(codex.adjustArgs!(['exec', '--json', '--sandbox', 'workspace-write', '--skip-git-repo-check'])).toEqual(['exec', '--dangerously-bypass-approvals-and-sandbox', '--json', '--skip-git-repo-check']);
+  });
+
+  it("an agent that follows the XDG base directories may write its state where they move it", () => {
+    const opencode = placeState(agentNeeds(['opencode'], 'opencode'), { XDG_CACHE_HOME: '/c', XDG_DATA_HOME: 'relative/ignored' });
+    expect(opencode.stateDirs).toEqual(['.local/share/opencode', '.config/opencode', '/c/opencode', '.local/state/opencode']);
+    const p = buildPolicy({ ...base, agent: opencode, agentHosts: [] });
+    expect(mayWrite(p, '/c/opencode/bin/x')).toBe(true);
+    expect(mayWrite(p, '/h/.local/share/opencode/db')).toBe(true);
+    expect(mayWrite(p, '/h/.cache/opencode/x')).toBe(false);
+    // Claude Code keeps ~/.claude whatever XDG says.
+    expect(placeState(claude, { XDG_CONFIG_HOME: '/c' }).stateDirs).toEqual(['.claude']);
   });
 });
 
@@ -98,6 +117,31 @@ describe('refusals', () => {
     expect(parseViolation('deny network-outbound 127.0.0.1:5432 (host is not on the allow list)')).toEqual({ what: 'network', target: '127.0.0.1:5432' });
     expect(parseViolation('deny(1) file-read-data /Users/u/.ssh/id_rsa')).toEqual({ what: 'read', target: '/Users/u/.ssh/id_rsa' });
     expect(parseViolation('something else')).toBeUndefined();
+  });
+
+  it("a runtime's probe at every start is no refusal of the agent's (Bun's trace marker)", () => {
+    expect(isRuntimeProbe(parseViolation('deny openat /sys/kernel/debug/tracing/trace_marker')!)).toBe(true);
+    expect(isRuntimeProbe(parseViolation('deny openat /sys/kernel/debug/tracing/tracing_on')!)).toBe(false);
+  });
+
+  it('what a violation line means for the run: allowed writes, folders already there and probes are none; a state file replaced beside it counts as the file', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ralph-refusal-home-'));
+    try {
+      const p = buildPolicy({ ...base, home });
+      const of = (line: string) => refusalOf(line, p, claude, home);
+      expect(of(`deny openat ${home}/.bashrc`)).toEqual({ what: 'write', target: `${home}/.bashrc` });
+      expect(of(`deny openat ${home}/.claude/projects/x.jsonl`)).toBeUndefined();
+      expect(of('deny openat /sys/kernel/debug/tracing/trace_marker')).toBeUndefined();
+      // `mkdir -p` of the home folder, which is there: nothing was refused.
+      expect(of(`deny mkdir ${home}`)).toBeUndefined();
+      expect(of(`deny mkdir ${home}/new`)).toEqual({ what: 'write', target: `${home}/new` });
+      // Claude Code's lock and temp files beside ~/.claude.json: that file, whatever their names.
+      expect(of(`deny mkdir ${home}/.claude.json.lock`)).toEqual({ what: 'write', target: `${home}/.claude.json` });
+      expect(of(`deny unlink ${home}/.claude.json.tmp.2.d634351e153c`)).toEqual({ what: 'write', target: `${home}/.claude.json` });
+      expect(of('deny network-outbound example.com:443')).toEqual({ what: 'network', target: 'example.com:443' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('counts repeats per target, bounded', () => {
