@@ -91,6 +91,9 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     expect(index).toContain(join(w1.workdir, 'checkouts'));
     expect(index).toContain(join(w2.workdir, 'checkouts'));
     expect(read(out, 'report.md')).toContain('Found in a');
+    // Receipts, as a local batch writes them: in the result file, copied into the index.
+    expect(read(out, 'a.md')).toMatch(/### Receipts\n/);
+    expect(index).toMatch(/## Receipts\n[\s\S]*### a\n/);
     const batch = JSON.parse(read(out, 'batch.json'));
     expect(batch.status).toBe('done');
     expect(batch.queue.url).toBe(redis!.url);
