@@ -10,6 +10,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathExists } from '../util/path-exists.js';
 import { git, GitError } from '../util/git.js';
+import { WORKDIR_PARTS } from './workdir-layout.js';
 
 /** The worker cannot get the code at all: the job goes back to the queue for another worker. */
 export class CloneError extends Error {}
@@ -38,12 +39,12 @@ export class Checkouts {
   }
 
   private repoDir(remote: string): string {
-    return join(this.workdir, 'repos', `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
+    return join(this.workdir, WORKDIR_PARTS.repos, `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
   }
 
   private async clone(remote: string, dir: string): Promise<void> {
     if (await pathExists(join(dir, 'HEAD'))) return;
-    await mkdir(join(this.workdir, 'repos'), { recursive: true });
+    await mkdir(join(this.workdir, WORKDIR_PARTS.repos), { recursive: true });
     // Cloned beside, then renamed: a clone cut short is never mistaken for a usable one.
     const tmp = `${dir}.${randomBytes(4).toString('hex')}.tmp`;
     try {
@@ -78,7 +79,7 @@ export class Checkouts {
   private readonly busy = new Set<string>();
 
   private freeSlot(dir: string): string {
-    const root = join(this.workdir, 'checkouts', basename(dir, '.git'));
+    const root = join(this.workdir, WORKDIR_PARTS.checkouts, basename(dir, '.git'));
     for (let n = 1; ; n++) {
       const path = join(root, String(n));
       if (!this.busy.has(path)) {

@@ -1,7 +1,7 @@
 // What a worker keeps in its workdir (docs/queue.md): `repos/` one bare clone per remote,
 // `checkouts/<clone>/<n>` the worktrees it reuses, `runs/<batch>/<plan>[.<n>]` the run directories
-// it leaves behind, and `worker.lock` while it runs. Named here for those who look from outside
-// (`ralph clean --workdir`).
+// it leaves behind, and `worker.lock` while it runs. Named here once, for the worker and for
+// those who look from outside (`ralph clean --workdir`).
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

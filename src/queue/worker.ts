@@ -24,6 +24,7 @@ import { openRedis } from './redis-connection.js';
 import type { QueueUrl } from './redis-url.js';
 import { runJobAttempt } from './run-job.js';
 import { seal, sealText } from './seal.js';
+import { WORKDIR_PARTS } from './workdir-layout.js';
 import { lockWorkdir } from './workdir-lock.js';
 import { workdirProblem } from './workdir-health.js';
 
@@ -96,7 +97,7 @@ return 1`;
 async function localAttempts(workdir: string, batchId: string, plan: string): Promise<number> {
   let names: string[] = [];
   try {
-    names = await readdir(join(workdir, 'runs', batchId));
+    names = await readdir(join(workdir, WORKDIR_PARTS.runs, batchId));
   } catch {
     return 0;
   }
@@ -238,7 +239,7 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
     const min = Math.max(data.firstAttempt, (await localAttempts(workdir, data.batchId, data.plan)) + 1);
     const attempt = Number(await redis.eval(START_ATTEMPT, 1, attemptsKey, data.plan, String(min), String(QUEUE.keepSeconds)));
     const owns = async () => Number(await redis.eval(OWNS, 2, lockKey(job), attemptsKey, token ?? '', data.plan, String(attempt))) === 1;
-    const runDir = join(workdir, 'runs', data.batchId, runDirName(data.plan, attempt));
+    const runDir = join(workdir, WORKDIR_PARTS.runs, data.batchId, runDirName(data.plan, attempt));
     const controller = new AbortController();
     running.set(job.id!, { batchId: data.batchId, controller, owns, checking: false });
     const progress: JobProgress = {

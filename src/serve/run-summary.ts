@@ -71,7 +71,7 @@ export function summarize(key: string, batch: string | null, v: RunView, d: RunD
     task: ended ? null : (s?.task ?? null),
     tasks: tasksOf(s),
     iteration: v.result?.iterations ?? s?.iteration ?? v.state?.iteration ?? d.iteration,
-    maxIterations: v.state?.limits.maxIterations ?? d.maxIterations,
+    maxIterations: v.state?.limits?.maxIterations ?? d.maxIterations,
     startedAt: v.result?.startedAt ?? v.state?.startedAt ?? s?.started ?? null,
     endedAt: ended ? (v.result?.endedAt ?? null) : null,
     costUsd: v.result?.costUsd ?? d.costUsd ?? v.state?.costUsd ?? null,
