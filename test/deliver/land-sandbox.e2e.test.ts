@@ -4,12 +4,11 @@
 // the one whose check fails is unlanded, and both show the refusal in land-report.md and --json.
 // Without bubblewrap: `on` refuses (exit 64) before anything lands; `auto` warns once and lands
 // unsandboxed, where the same write goes through (what the sandbox stopped above).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
-import { sandboxDepsAvailable } from '../sandbox/helpers.js';
+import { pathWithoutBwrap as noBwrapPath, sandboxDepsAvailable } from '../sandbox/helpers.js';
 import { git, makeRepo } from './helpers.js';
 
 const SECRET = 'PRIVATE-KEY-5f4dcc3b5aa765d6';
@@ -74,17 +73,9 @@ describe.runIf(runnable)('ralph land: checks in the sandbox (real bubblewrap)', 
 });
 
 describe.runIf(runnable)('ralph land on a machine without bubblewrap', () => {
-  // PATH with every program of the system's bin folders but bwrap.
   function pathWithoutBwrap(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-no-bwrap-'));
+    const dir = noBwrapPath();
     temp.push(dir);
-    for (const bin of ['/usr/local/bin', '/usr/bin', '/bin']) {
-      if (!existsSync(bin)) continue;
-      for (const name of readdirSync(bin)) {
-        if (name === 'bwrap' || existsSync(join(dir, name))) continue;
-        symlinkSync(join(bin, name), join(dir, name));
-      }
-    }
     return dir;
   }
 

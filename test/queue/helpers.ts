@@ -168,6 +168,18 @@ export async function killStarted(): Promise<void> {
   }
 }
 
+/**
+ * Kills whatever a test started (killStarted), then every process still mentioning one of `dirs`:
+ * agents orphaned by a killed worker are the test's to stop, and none may outlive it.
+ */
+export async function stopEverything(dirs: string[]): Promise<void> {
+  await killStarted();
+  for (const dir of dirs) {
+    for (const pid of processesMentioning(dir)) killQuietly(pid);
+    await until(() => processesMentioning(dir).length === 0, PATIENCE_MS, `no process of ${dir} left`);
+  }
+}
+
 export function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');

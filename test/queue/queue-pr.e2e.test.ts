@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
-import { PATIENCE_MS } from '../helpers/patience.js';
 import { GitHubStandIn } from '../deliver/github-stand-in.js';
 import { makeRepo, type TestRepo } from '../deliver/helpers.js';
-import { killQuietly, killStarted, processesMentioning, ralph, ROOT, startWorker, until, type Workspace } from './helpers.js';
+import { ralph, ROOT, startWorker, stopEverything, type Workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the queued --pr tests');
 const TOKEN = 'night-token-0123456789';
@@ -31,11 +30,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await killStarted();
-  for (const dir of dirs.splice(0)) {
-    for (const pid of processesMentioning(dir)) killQuietly(pid);
-    await until(() => processesMentioning(dir).length === 0, PATIENCE_MS, `no process of ${dir} left`);
-  }
+  await stopEverything(dirs.splice(0));
   await gh?.stop();
   gh = null;
   await redis?.dispose();

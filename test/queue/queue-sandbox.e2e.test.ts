@@ -7,9 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
-import { PATIENCE_MS } from '../helpers/patience.js';
 import { sandboxDepsAvailable } from '../sandbox/helpers.js';
-import { git, killQuietly, killStarted, planText, processesMentioning, ralph, read, startWorker, until, workspace, type Workspace } from './helpers.js';
+import { git, planText, ralph, read, startWorker, stopEverything, type Workspace, workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the sandboxed queue worker test') && sandboxDepsAvailable();
 const SECRET_KEY = 'PRIVATE-KEY-5eb63bbbe01eeed0';
@@ -38,11 +37,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await killStarted();
-  for (const w of workspaces.splice(0)) {
-    for (const pid of processesMentioning(w.dir)) killQuietly(pid);
-    await until(() => processesMentioning(w.dir).length === 0, PATIENCE_MS, `no process of ${w.dir} left`);
-  }
+  await stopEverything(workspaces.splice(0).map((w) => w.dir));
   await redis?.dispose();
   redis = null;
 });

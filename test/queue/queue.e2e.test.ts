@@ -8,23 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { runQueuedBatch } from '../../src/queue/index.js';
 import { isRunning } from '../helpers/processes.js';
-import {
-  fluxDriveProblems,
-  git,
-  killQuietly,
-  killStarted,
-  planText,
-  processesMentioning,
-  ralph,
-  read,
-  results,
-  SECRET,
-  startWorker,
-  until,
-  workerRuns,
-  workspace,
-  type Workspace,
-} from './helpers.js';
+import { fluxDriveProblems, git, planText, ralph, read, results, SECRET, startWorker, stopEverything, until, workerRuns, workspace, type Workspace } from './helpers.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
 
 const RUNS = redisAvailable('the queued-batch tests');
@@ -43,12 +27,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await killStarted();
-  // Agents orphaned by a killed worker are the test's to stop; none of ours may outlive it.
-  for (const w of workspaces.splice(0)) {
-    for (const pid of processesMentioning(w.dir)) killQuietly(pid);
-    await until(() => processesMentioning(w.dir).length === 0, PATIENCE_MS, `no process of ${w.dir} left`);
-  }
+  await stopEverything(workspaces.splice(0).map((w) => w.dir));
   const pid = redis?.pid;
   await redis?.dispose();
   redis = null;

@@ -14,7 +14,7 @@ import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 import { probeRedis } from '../../src/queue/redis-connection.js';
 import { parseQueueUrl, startWorker as startQueueWorker } from '../../src/queue/index.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
-import { fluxDriveProblems, git, killQuietly, killStarted, planText, processesMentioning, ralph, read, results, SECRET, startWorker, until, workerRuns, workspace, type Workspace } from './helpers.js';
+import { fluxDriveProblems, git, planText, ralph, read, results, SECRET, startWorker, stopEverything, until, workerRuns, workspace, type Workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the queued-batch fault tests');
 const BWRAP = findProgram('RALPH_BWRAP', ['bwrap']);
@@ -46,11 +46,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await killStarted();
-  for (const w of workspaces.splice(0)) {
-    for (const pid of processesMentioning(w.dir)) killQuietly(pid);
-    await until(() => processesMentioning(w.dir).length === 0, PATIENCE_MS, `no process of ${w.dir} left`);
-  }
+  await stopEverything(workspaces.splice(0).map((w) => w.dir));
 });
 
 /** Waits for a value read from Redis to pass `ok` (an event seen by polling, not a fixed sleep). */

@@ -4,12 +4,12 @@
 // allowed, its own run's result.json), then does its work. Every escape fails and is reported,
 // the plan completes, the allowed API host (a local stand-in) is reached and the other is not.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
-import { recordingServer, sandboxDepsAvailable, type Recorder } from './helpers.js';
+import { pathWithoutBwrap as noBwrapPath, recordingServer, sandboxDepsAvailable, type Recorder } from './helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const AGENT = join(ROOT, 'test/fixtures/agents/sandbox-escapes.mjs');
@@ -109,17 +109,9 @@ describe.runIf(runnable)('ralph exec --sandbox on: six escapes', () => {
 });
 
 describe.runIf(runnable)('a machine without bubblewrap', () => {
-  // PATH with every program of the system's bin folders but bwrap.
   function pathWithoutBwrap(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-no-bwrap-'));
+    const dir = noBwrapPath();
     temp.push(dir);
-    for (const bin of ['/usr/local/bin', '/usr/bin', '/bin']) {
-      if (!existsSync(bin)) continue;
-      for (const name of readdirSync(bin)) {
-        if (name === 'bwrap' || existsSync(join(dir, name))) continue;
-        symlinkSync(join(bin, name), join(dir, name));
-      }
-    }
     return dir;
   }
 

@@ -1,7 +1,10 @@
 // What the sandbox tests share: whether this machine has bubblewrap, socat and ripgrep (a loud
 // skip where not; a failure under .ci/run), and a local HTTP server that records who reached it.
+import { existsSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 
 export function sandboxDepsAvailable(): boolean {
@@ -37,4 +40,17 @@ export async function recordingServer(): Promise<Recorder> {
     hits,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A new folder to use as PATH: every program of the system's bin folders but bwrap (the caller removes it). */
+export function pathWithoutBwrap(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ralph-no-bwrap-'));
+  for (const bin of ['/usr/local/bin', '/usr/bin', '/bin']) {
+    if (!existsSync(bin)) continue;
+    for (const name of readdirSync(bin)) {
+      if (name === 'bwrap' || existsSync(join(dir, name))) continue;
+      symlinkSync(join(bin, name), join(dir, name));
+    }
+  }
+  return dir;
 }
