@@ -1,9 +1,12 @@
-// How ralph's own shell commands end — verify commands, hooks, notification targets
-// (docs/hostile.md "Verify commands"): when the shell exits, when the timeout passes or when the
+// How ralph's own shell commands run and end — verify commands, land checks, hooks, notification
+// targets (docs/hostile.md "Verify commands"): in a process group of their own, every process
+// marked in its environment; over when the shell exits, when the timeout passes or when the
 // caller aborts. Then everything the command started is stopped (its process group, its
-// descendants, what carries its marker in the environment, as the caller's scope says) and its
-// output pipes are closed, never waited on, since a daemon can hold them open for ever.
-import type { ChildProcess } from 'node:child_process';
+// descendants, what carries its marker) and its output pipes are closed, never waited on, since a
+// daemon can hold them open for ever. What differs between callers (the program — `sh -c` or a
+// sandbox's wrapper —, the environment, stdin, how much output is kept) is theirs to say.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { stopProcesses, type FindOptions } from './process-tree.js';
 import type { ProcessInfo } from './proc-stat.js';
 import { OutputTail } from '../util/output-tail.js';
@@ -24,8 +27,8 @@ export interface BoundedEnd {
 }
 
 export interface BoundedOptions {
-  /** What to stop at the end; nothing when undefined. */
-  scope: FindOptions | undefined;
+  /** What to stop at the end. */
+  scope: FindOptions;
   tailBytes: number;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -34,15 +37,52 @@ export interface BoundedOptions {
   killGraceMs: number;
   /** Called once what the command started is stopped, before its pipes are closed. */
   afterStop?: () => void;
+  /** Sees every chunk of its output as it comes. */
+  onOutput?: (chunk: Buffer) => void;
 }
 
-/** Watches a shell the caller has spawned (detached, stdout and stderr piped) until it ends. */
-export function superviseShell(child: ChildProcess, options: BoundedOptions): Promise<BoundedEnd> {
+export interface RunShellOptions extends Omit<BoundedOptions, 'scope'> {
+  cwd: string;
+  /** The command's whole environment: what of ralph's own it gets is the caller's choice. */
+  env: NodeJS.ProcessEnv;
+  /** The variable that marks every process the command starts, whatever it does to its process group. */
+  markerName: string;
+  /** Written to its stdin; without it, stdin is /dev/null. */
+  stdin?: string;
+}
+
+/**
+ * Runs `program args` (`sh -c <command>`, or a sandbox's wrapper of it) until it ends, then stops
+ * all it started. Throws as spawn does when it cannot even be tried; a shell that cannot be run
+ * ends with `error` set.
+ */
+export function runBoundedShell(program: string, args: string[], options: RunShellOptions): Promise<BoundedEnd> {
+  const marker = { name: options.markerName, value: randomBytes(8).toString('hex') };
+  const child = spawn(program, args, {
+    cwd: options.cwd,
+    env: { ...options.env, [marker.name]: marker.value },
+    detached: true,
+    stdio: [options.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
+  const scope: FindOptions = { ...(child.pid !== undefined ? { roots: [child.pid], groups: [child.pid] } : {}), marker };
+  const ending = superviseShell(child, { ...options, scope });
+  if (options.stdin !== undefined) {
+    // A command that does not read its stdin closes the pipe early: that is not a failure.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(options.stdin);
+  }
+  return ending;
+}
+
+/** Watches a shell spawned detached, with stdout and stderr piped, until it ends. */
+function superviseShell(child: ChildProcess, options: BoundedOptions): Promise<BoundedEnd> {
   const { scope, signal, drainMs, killGraceMs } = options;
   return new Promise((resolve) => {
     const tail = new OutputTail(options.tailBytes);
-    child.stdout?.on('data', tail.push);
-    child.stderr?.on('data', tail.push);
+    for (const out of [child.stdout, child.stderr]) {
+      out?.on('data', tail.push);
+      if (options.onOutput !== undefined) out?.on('data', options.onOutput);
+    }
 
     let timedOut = false;
     let aborted = false;
@@ -56,7 +96,7 @@ export function superviseShell(child: ChildProcess, options: BoundedOptions): Pr
       clearTimeout(timer);
       clearTimeout(drainTimer);
       signal?.removeEventListener('abort', onAbort);
-      const stopped = scope !== undefined ? await stopProcesses(scope, killGraceMs) : [];
+      const stopped = await stopProcesses(scope, killGraceMs);
       options.afterStop?.();
       child.stdout?.destroy();
       child.stderr?.destroy();

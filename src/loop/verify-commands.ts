@@ -3,11 +3,8 @@
 // kept for the agent. A command is finished when its shell exits: whatever it left running
 // (`sleep 3600 &`, a `setsid` daemon holding the output pipe) is stopped after a short drain,
 // never waited for (docs/hostile.md "Verify commands").
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../contract.js';
-import { superviseShell } from '../executors/bounded-shell.js';
-import type { FindOptions } from '../executors/process-tree.js';
+import { runBoundedShell, type RunShellOptions } from '../executors/bounded-shell.js';
 import type { CommandSandbox, SandboxedSpawn } from '../sandbox/types.js';
 
 export interface VerifyOutcome {
@@ -22,14 +19,9 @@ export interface VerifyOutcome {
   leftBehind: number;
 }
 
-export interface VerifyOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
+export interface VerifyOptions extends Partial<Pick<RunShellOptions, 'timeoutMs' | 'signal' | 'drainMs' | 'killGraceMs'>> {
   /** Extra environment (RALPH_RUN_ID, so a daemon that left the tree is still found). */
   env?: Record<string, string>;
-  /** After the shell exits, how long its output may stay open before what holds it is stopped. */
-  drainMs?: number;
-  killGraceMs?: number;
   /** The agent's sandbox: verify commands run the agent's code, so they run in it too (docs/sandbox.md). */
   sandbox?: CommandSandbox;
 }
@@ -55,21 +47,20 @@ export async function runVerifyCommand(command: string, cwd: string, options: Ve
 
 async function spawnVerify(command: string, cwd: string, options: VerifyOptions, started: number, wrapped: SandboxedSpawn | undefined): Promise<VerifyOutcome> {
   const { timeoutMs = DEFAULTS.verifyTimeoutMs, signal, drainMs = DEFAULT_DRAIN_MS, killGraceMs = DEFAULTS.killGraceMs } = options;
-  const marker = { name: VERIFY_MARKER, value: randomBytes(8).toString('hex') };
-  const child = spawn(wrapped?.program ?? 'sh', wrapped?.args ?? ['-c', command], {
-    cwd,
-    env: { ...process.env, ...options.env, ...wrapped?.env, [marker.name]: marker.value },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const scope: FindOptions = { ...(child.pid !== undefined ? { roots: [child.pid], groups: [child.pid] } : {}), marker };
+  // The sandbox's wrapper runs the command in it; without one, plain `sh -c` with ralph's environment.
   // Nothing a verify command started outlives it.
-  const ending = superviseShell(child, { scope, tailBytes: TAIL_BYTES, timeoutMs, signal, drainMs, killGraceMs, afterStop: () => wrapped?.done() });
-  if (options.sandbox !== undefined) {
-    child.stdout.on('data', options.sandbox.noticeOutput);
-    child.stderr.on('data', options.sandbox.noticeOutput);
-  }
-  const end = await ending;
+  const end = await runBoundedShell(wrapped?.program ?? 'sh', wrapped?.args ?? ['-c', command], {
+    cwd,
+    env: { ...process.env, ...options.env, ...wrapped?.env },
+    markerName: VERIFY_MARKER,
+    tailBytes: TAIL_BYTES,
+    timeoutMs,
+    signal,
+    drainMs,
+    killGraceMs,
+    afterStop: () => wrapped?.done(),
+    ...(options.sandbox !== undefined ? { onOutput: options.sandbox.noticeOutput } : {}),
+  });
   let text = end.output + (end.error ?? '');
   if (end.timedOut) text += `\n[ralph: stopped after the verify timeout of ${Math.round(timeoutMs / 1000)} s]`;
   else if (end.stopped.length > 0 && end.exited) text += `\n[ralph: the command left ${end.stopped.length} process(es) running; they were stopped]`;

@@ -2,11 +2,8 @@
 // facts in the environment, bounded in time. It ends as verify commands do (executors/bounded-shell.ts,
 // docs/hostile.md "Verify commands"): everything it started is stopped — its process group, its
 // descendants, and what carries its marker in the environment (a `setsid` daemon that left both).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../contract.js';
-import { superviseShell } from '../executors/bounded-shell.js';
-import type { FindOptions } from '../executors/process-tree.js';
+import { runBoundedShell, type BoundedEnd, type RunShellOptions } from '../executors/bounded-shell.js';
 
 export interface ShellOutcome {
   exitCode: number | null;
@@ -21,15 +18,8 @@ export interface ShellOutcome {
   stopped: string[];
 }
 
-export interface ShellOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
+export interface ShellOptions extends Pick<RunShellOptions, 'cwd' | 'env' | 'timeoutMs' | 'signal'>, Partial<Pick<RunShellOptions, 'drainMs' | 'killGraceMs'>> {
   stdin: string;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** After the shell exits, how long its output may stay open before what holds it is stopped. */
-  drainMs?: number;
-  killGraceMs?: number;
 }
 
 const TAIL_BYTES = 2_000;
@@ -39,18 +29,13 @@ const SHELL_MARKER = 'RALPH_SHELL_ID';
 
 export async function runShell(command: string, options: ShellOptions): Promise<ShellOutcome> {
   const { signal, drainMs = DEFAULT_DRAIN_MS, killGraceMs = DEFAULTS.killGraceMs } = options;
-  const marker = { name: SHELL_MARKER, value: randomBytes(8).toString('hex') };
-  let child: ChildProcessWithoutNullStreams;
+  let end: BoundedEnd;
   try {
-    child = spawn('sh', ['-c', command], { cwd: options.cwd, env: { ...options.env, [marker.name]: marker.value }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Never in the sandbox: hooks and notification targets are the user's own commands.
+    end = await runBoundedShell('sh', ['-c', command], { cwd: options.cwd, env: options.env, stdin: options.stdin, markerName: SHELL_MARKER, tailBytes: TAIL_BYTES, timeoutMs: options.timeoutMs, signal, drainMs, killGraceMs });
   } catch (error) {
     return { exitCode: null, timedOut: false, aborted: false, tail: '', error: (error as Error).message, stopped: [] };
   }
-  const scope: FindOptions | undefined = child.pid !== undefined ? { roots: [child.pid], groups: [child.pid], marker } : undefined;
-  // A command that does not read its stdin closes the pipe early: that is not a failure.
-  child.stdin.on('error', () => {});
-  child.stdin.end(options.stdin);
-  const end = await superviseShell(child, { scope, tailBytes: TAIL_BYTES, timeoutMs: options.timeoutMs, signal, drainMs, killGraceMs });
   return {
     exitCode: end.exitCode,
     timedOut: end.timedOut,
