@@ -2,7 +2,7 @@
 // watchdog would judge it, without asking the process. Its files are checked before they are
 // believed (the agent can reach them): one that cannot be used makes the run `unreadable`, with
 // the reason, instead of breaking the view (docs/hostile.md "A corrupted .ralph").
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { STALE_SIGNAL_FILES } from '../contract.js';
 import type { RunResult } from '../loop/types.js';
@@ -13,6 +13,7 @@ import { resumeCommand } from './run-settings.js';
 import { waitLine } from '../ui/wait-line.js';
 import type { LimitKind } from '../executors/types.js';
 import { listOf, readChecked, type Shape } from './checked-json.js';
+import { readRange } from '../util/file-range.js';
 import type { StatusFile } from './status-file.js';
 
 function limitKindOf(waitingFor: string | undefined): LimitKind {
@@ -88,26 +89,7 @@ export interface RunView {
 
 /** The `at` of the last whole line of events.jsonl, read from its tail only. */
 export function lastEventAt(path: string): string | null {
-  if (!existsSync(path)) return null;
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  const buf = (() => {
-    try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) return Buffer.alloc(0);
-      const take = Math.min(info.size, 64 * 1024);
-      const b = Buffer.alloc(take);
-      readSync(fd, b, 0, take, info.size - take);
-      return b;
-    } finally {
-      closeSync(fd);
-    }
-  })();
-  const lines = buf.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readRange(path, 0, 64 * 1024, true).bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '');
   for (let i = lines.length - 1; i >= 0; i--) {
     try {
       const at = (JSON.parse(lines[i]!) as { at?: unknown }).at;

@@ -2,7 +2,7 @@
 // last read stopped: each call returns the new bytes, at most `step` of them per call so a long
 // way behind is caught up in bounded pieces (the caller reads again while `behind`).
 import { LineSplitter } from '../executors/command/line-splitter.js';
-import { readRange } from './file-range.js';
+import { readRange } from '../util/file-range.js';
 
 export class GrowingFile {
   offset = 0;

@@ -2,7 +2,7 @@
 // current iteration's transcript (tool output and notes skipped). Reads at most TAIL bytes.
 import type { RunPaths } from '../runs/paths.js';
 import type { StreamFormat } from '../loop/types.js';
-import { readRange } from './file-range.js';
+import { readRange } from '../util/file-range.js';
 import { TranscriptReader, cutText } from './transcript-items.js';
 
 const TAIL = 16 * 1024;

@@ -17,7 +17,7 @@ import type { QueueUrl } from '../queue/redis-url.js';
 import { runPaths } from '../runs/paths.js';
 import { ralphDir } from '../runs/project-root.js';
 import { requestStop } from '../runs/stop-request.js';
-import { readRange } from './file-range.js';
+import { readRange } from '../util/file-range.js';
 import { APP_SCRIPT, APP_STYLE, pageHtml } from './page/assets.js';
 import { QueueFeed } from './queue-feed.js';
 import { RepoWatch } from './repo-watch.js';

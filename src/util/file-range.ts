@@ -1,7 +1,8 @@
-// Reading part of a file that grows (events.jsonl, a transcript): from an offset, at most a
-// bound of bytes at a time, so a reader that fell far behind never reads the gap into memory.
-// An agent can reach the run directory: anything but a regular file (a FIFO planted in place of
-// a log) reads as empty instead of hanging the server.
+// Reading part of a file that grows (events.jsonl, a transcript): from an offset or its tail, at
+// most a bound of bytes at a time, so a reader that fell far behind never reads the gap into
+// memory (`ralph serve`'s feeds, `ralph status`'s last event). An agent can reach the run
+// directory: anything but a regular file (a FIFO planted in place of a log) reads as empty
+// instead of hanging the reader.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 export interface Range {
