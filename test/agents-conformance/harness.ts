@@ -4,11 +4,11 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { planText } from './scenarios.js';
+import { BIN as RALPH_BIN, ROOT } from '../helpers/run-ralph.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
-const RALPH_BIN = join(ROOT, 'bin/ralph.js');
+export { ROOT };
 /** Where recorded streams go with --update-fixtures (beside the shared real-CLI fixtures) (scripts/test-agents.mjs sets the variable). */
 export const RECORDED_DIR = join(ROOT, 'test/fixtures/agents-real');
 export const UPDATE_FIXTURES = process.env.RALPH_UPDATE_AGENT_FIXTURES === '1';

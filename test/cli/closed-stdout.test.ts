@@ -3,8 +3,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { BIN } from '../helpers/run-ralph.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ralph-epipe-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +24,7 @@ it('a report piped into a reader that closes early ends quietly with exit 0', as
   writeFileSync(join(run, 'findings.jsonl'), `${lines.join('\n')}\n`);
 
   const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [resolve('bin/ralph.js'), 'report', '--runs', dir, '--format', 'json']);
+    const child = spawn(process.execPath, [BIN, 'report', '--runs', dir, '--format', 'json']);
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.stdout.once('data', () => child.stdout.destroy());

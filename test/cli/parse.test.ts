@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning } from '../helpers/processes.js';
+import { BIN, ROOT } from '../helpers/run-ralph.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = 'test/fixtures/transcripts';
 const FINDING_FIELDS = ['valid', 'type', 'severity', 'title', 'detail', 'file', 'action'];
 
@@ -22,7 +22,7 @@ interface Ran {
 /** Runs the built CLI; with `timeoutMs`, a run that takes longer is killed and fails the test. */
 function ralph(args: string[], stdin?: string | Buffer, timeoutMs?: number): Promise<Ran> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['bin/ralph.js', ...args], {
+    const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
       stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
@@ -204,7 +204,7 @@ describe('ralph parse | head', () => {
     const file = join(tmp, 'many.txt');
     writeFileSync(file, '###PLAN_COMPLETE###\n'.repeat(200_000));
     const ran = await new Promise<{ code: number | null; stderr: string; first: string; pid: number }>((done, fail) => {
-      const child = spawn(process.execPath, ['bin/ralph.js', 'parse', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, 'parse', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       let first = '';
       child.stdout!.setEncoding('utf8').once('data', (s: string) => {

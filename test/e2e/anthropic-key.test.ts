@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { FakeMessagesServer, reply } from '../executors/anthropic/fake-messages-server.js';
 import { FAKE_KEY } from '../executors/anthropic/helpers.js';
+import { BIN } from '../helpers/run-ralph.js';
 
-const BIN = resolve('bin/ralph.js');
 let server: FakeMessagesServer | undefined;
 let dir: string | undefined;
 

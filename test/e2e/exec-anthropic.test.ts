@@ -9,8 +9,8 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { FakeMessagesServer, reply } from '../executors/anthropic/fake-messages-server.js';
 import { FAKE_KEY } from '../executors/anthropic/helpers.js';
+import { BIN } from '../helpers/run-ralph.js';
 
-const BIN = resolve('bin/ralph.js');
 let server: FakeMessagesServer;
 let dir: string;
 

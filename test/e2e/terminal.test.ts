@@ -3,12 +3,11 @@
 // the status line is gone at the end, and the last line names the run directory in full.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ptyAvailable, runInPty, screenOf } from '../helpers/terminal.js';
+import { BIN, ROOT } from '../helpers/run-ralph.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/ralph.js');
 const SCRIPTED = join(ROOT, 'test/fixtures/agents/scripted-agent.mjs');
 const dirs: string[] = [];
 afterAll(() => {

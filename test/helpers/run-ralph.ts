@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = resolve(ROOT, 'bin', 'ralph.js');
+export const BIN = resolve(ROOT, 'bin', 'ralph.js');
 
 export interface Ran {
   code: number | null;

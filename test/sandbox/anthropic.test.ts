@@ -4,13 +4,13 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeMessagesServer, reply } from '../executors/anthropic/fake-messages-server.js';
 import { FAKE_KEY } from '../executors/anthropic/helpers.js';
 import { sandboxDepsAvailable } from './helpers.js';
+import { BIN } from '../helpers/run-ralph.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/ralph.js');
 const temp: string[] = [];
 afterAll(() => {
   for (const dir of temp.splice(0)) rmSync(dir, { recursive: true, force: true });

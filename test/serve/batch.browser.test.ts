@@ -4,16 +4,16 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, closeBrowser, launchBrowser, openPage } from '../helpers/browser.js';
 import { poll } from './helpers.js';
 import { startServeCli } from './serve-cli.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
+import { BIN, ROOT } from '../helpers/run-ralph.js';
 
 const RUNS = await browserAvailable('the ralph serve batch test');
-const ROOT = resolve(import.meta.dirname, '../..');
 const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
 
 let browser: Browser | undefined;
@@ -45,7 +45,7 @@ describe.skipIf(!RUNS)('ralph serve during a batch', () => {
     git('add', '.');
     git('commit', '-q', '-m', 'plans');
     const serve = await startServeCli(repo);
-    const batch = spawn(process.execPath, [join(ROOT, 'bin', 'ralph.js'), 'batch', 'plans', '--concurrency', '3', '--', process.execPath, 'agent.mjs'], {
+    const batch = spawn(process.execPath, [BIN, 'batch', 'plans', '--concurrency', '3', '--', process.execPath, 'agent.mjs'], {
       cwd: repo,
       env: { ...process.env, ...GIT_ENV, RALPH_TEST_GATE: gate },
       stdio: 'ignore',

@@ -4,15 +4,15 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { browserAvailable, closeBrowser, launchBrowser, openPage } from '../helpers/browser.js';
 import { ScriptedRun, poll } from './helpers.js';
+import { BIN, ROOT } from '../helpers/run-ralph.js';
 
 const RUNS = await browserAvailable('the ralph serve browser tests');
-const ROOT = resolve(import.meta.dirname, '../..');
 const AGENT = join(ROOT, 'test', 'fixtures', 'serve', 'agent.mjs');
 
 let browser: Browser | undefined;
@@ -117,7 +117,7 @@ describe.skipIf(!RUNS)('ralph serve in Chromium', () => {
     writeFileSync(join(dir, 'plan.md'), '---\nmax_iterations: 10000\nmax_stalls: 0\n---\n# forever\n\n<!-- agent: forever -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n');
     copyFileSync(AGENT, join(dir, 'agent.mjs'));
     execFileSync('git', ['init', '-q'], { cwd: dir });
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'ralph.js'), 'exec', 'plan.md', '--', process.execPath, 'agent.mjs'], { cwd: dir, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'exec', 'plan.md', '--', process.execPath, 'agent.mjs'], { cwd: dir, stdio: 'ignore' });
     const exited = new Promise<number | null>((r) => child.on('close', r));
     try {
       const runs = join(dir, '.ralph', 'runs');

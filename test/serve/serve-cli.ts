@@ -1,8 +1,6 @@
 // `ralph serve` as a user starts it: the built CLI on a free port, its address read from stdout.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
-
-const BIN = join(resolve(import.meta.dirname, '../..'), 'bin', 'ralph.js');
+import { BIN } from '../helpers/run-ralph.js';
 
 export interface ServeProc {
   child: ChildProcess;

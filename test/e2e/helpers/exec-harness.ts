@@ -5,11 +5,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PATIENCE_MS } from '../../helpers/patience.js';
+import { BIN as RALPH_BIN, ROOT } from '../../helpers/run-ralph.js';
 
-export const ROOT = resolve(import.meta.dirname, '../../..');
-export const RALPH_BIN = join(ROOT, 'bin/ralph.js');
+export { RALPH_BIN, ROOT };
 export const SCRIPTED_AGENT = join(ROOT, 'test/fixtures/agents/scripted-agent.mjs');
 
 /** One step of the scripted agent (see the header of scripted-agent.mjs). */

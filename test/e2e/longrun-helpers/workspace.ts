@@ -4,12 +4,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { RUN_FILES } from '../../../src/contract.js';
 import type { RunResult } from '../../../src/loop/types.js';
+import { BIN, ROOT } from '../../helpers/run-ralph.js';
 
-export const ROOT = resolve(import.meta.dirname, '../../..');
-export const BIN = join(ROOT, 'bin', 'ralph.js');
+export { BIN, ROOT };
 export const AGENT = join(ROOT, 'test', 'fixtures', 'longrun', 'agent.mjs');
 
 /** One step of test/fixtures/agents/scripted-agent.mjs (see its header). */

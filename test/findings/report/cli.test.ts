@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASIC, MALICIOUS, REPO } from './helpers.js';
 import { PATIENCE_MS } from '../../helpers/patience.js';
+import { BIN } from '../../helpers/run-ralph.js';
 
-const BIN = join(REPO, 'bin', 'ralph.js');
 
 function ralph(args: string[], cwd = REPO) {
   // spawnSync returns only once the process has exited: nothing is left running.
