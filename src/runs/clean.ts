@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATCH_FILE } from '../batch/batch-file.js';
-import { git } from '../util/git.js';
+import { tryGit } from '../util/git.js';
 import { formatDuration } from '../util/duration.js';
 import { readChecked, type Shape } from './checked-json.js';
 import { listRuns } from './find-run.js';
@@ -64,14 +64,6 @@ function readBatch(dir: string): { batch: BatchRecord } | { problem: string } {
   const read = readChecked<BatchRecord>(join(dir, BATCH_FILE), BATCH_SHAPE, 64 * 1024 * 1024);
   if ('value' in read) return { batch: read.value };
   return { problem: 'absent' in read ? `${BATCH_FILE}: missing` : read.problem };
-}
-
-async function gitOrNull(cwd: string, args: string[]): Promise<string | null> {
-  try {
-    return await git(cwd, args);
-  } catch {
-    return null;
-  }
 }
 
 /** What a clean shares, in the project or in a worker's folder: the age test and the report. */
@@ -142,13 +134,13 @@ export async function clean(o: CleanOptions): Promise<CleanReport> {
     }
     // Its worktrees are git's too: removed through git, so the repository forgets them.
     if (!o.dryRun && batch.repo) {
-      for (const plan of subdirs(join(dir, 'worktrees'))) await gitOrNull(batch.repo, ['worktree', 'remove', '--force', join(dir, 'worktrees', plan)]);
+      for (const plan of subdirs(join(dir, 'worktrees'))) await tryGit(batch.repo, ['worktree', 'remove', '--force', join(dir, 'worktrees', plan)]);
     }
     remove({ kind: 'batch', name, why: `done, ${age(endedAt)}` }, dir);
   }
-  if (!o.dryRun) await gitOrNull(root, ['worktree', 'prune']);
+  if (!o.dryRun) await tryGit(root, ['worktree', 'prune']);
 
-  const refs = await gitOrNull(root, ['for-each-ref', '--format=%(refname:short) %(committerdate:unix)', 'refs/heads/ralph/']);
+  const refs = await tryGit(root, ['for-each-ref', '--format=%(refname:short) %(committerdate:unix)', 'refs/heads/ralph/']);
   for (const line of (refs ?? '').split('\n').filter(Boolean)) {
     const [branch, when] = line.split(' ') as [string, string];
     const batchId = branch.split('/')[1] ?? '';
@@ -158,7 +150,7 @@ export async function clean(o: CleanOptions): Promise<CleanReport> {
       continue;
     }
     // Merged, or never given a commit of its own: HEAD has every commit of it.
-    const merged = (await gitOrNull(root, ['merge-base', '--is-ancestor', branch, 'HEAD'])) !== null;
+    const merged = (await tryGit(root, ['merge-base', '--is-ancestor', branch, 'HEAD'])) !== null;
     if (!merged) {
       report.kept.push({ kind: 'branch', name: branch, why: 'has commits HEAD does not have' });
       continue;
@@ -167,7 +159,7 @@ export async function clean(o: CleanOptions): Promise<CleanReport> {
       report.kept.push({ kind: 'branch', name: branch, why: `merged, last commit ${formatDuration(Math.max(0, now - tipMs))} ago` });
       continue;
     }
-    if (o.dryRun || (await gitOrNull(root, ['branch', '-d', branch])) !== null) report.removed.push({ kind: 'branch', name: branch, why: 'merged or empty' });
+    if (o.dryRun || (await tryGit(root, ['branch', '-d', branch])) !== null) report.removed.push({ kind: 'branch', name: branch, why: 'merged or empty' });
     else report.kept.push({ kind: 'branch', name: branch, why: 'git would not delete it (checked out in a worktree?)' });
   }
   return report;

@@ -1,15 +1,8 @@
 // Which git remote ralph pushes to (--pr, `ralph land --push`) and a queued batch's workers clone
 // from: the one named, else the current branch's upstream's, else `origin`, else the only one.
-import { git } from './git.js';
+import { tryGit } from './git.js';
 
-/** git's answer, or null where git fails: for questions whose "no" git reports as an error. */
-export async function tryGit(cwd: string, args: string[]): Promise<string | null> {
-  try {
-    return await git(cwd, args);
-  } catch {
-    return null;
-  }
-}
+export { tryGit };
 
 /** The remote of the repository at `top`; `asked` (deliver.remote) must exist. Null where there is none to choose. */
 export async function chooseRemote(top: string, asked?: string): Promise<string | null> {

@@ -1,7 +1,8 @@
 // git for batches and the queue: one promise-returning call with a bound on its time, git never
 // prompting for a password (an overnight run, or a worker, has nobody to answer), messages in
-// English (callers read them), and errors that carry git's own words. The loop's few questions,
-// which want null rather than an error, are in src/loop/git.ts.
+// English (callers read them), and errors that carry git's own words; tryGit for questions whose
+// "no" git reports as an error. The loop's few questions, which want null rather than an error,
+// are in src/loop/git.ts.
 import { execFile } from 'node:child_process';
 
 export interface GitOptions {
@@ -19,6 +20,15 @@ export class GitError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** git's answer, or null where git fails: for questions whose "no" git reports as an error. */
+export async function tryGit(cwd: string, args: string[]): Promise<string | null> {
+  try {
+    return await git(cwd, args);
+  } catch {
+    return null;
   }
 }
 
