@@ -15,6 +15,7 @@ export interface BoundedEnd {
   /** null when it timed out or was aborted. */
   exitCode: number | null;
   timedOut: boolean;
+  /** Stopped because the caller gave up (an interrupted run, notifications past their bound). */
   aborted: boolean;
   /** The shell exited (or could not be run) before the end. */
   exited: boolean;

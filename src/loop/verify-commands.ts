@@ -4,15 +4,11 @@
 // (`sleep 3600 &`, a `setsid` daemon holding the output pipe) is stopped after a short drain,
 // never waited for (docs/hostile.md "Verify commands").
 import { DEFAULTS } from '../contract.js';
-import { runBoundedShell, type RunShellOptions } from '../executors/bounded-shell.js';
+import { runBoundedShell, type BoundedEnd, type RunShellOptions } from '../executors/bounded-shell.js';
 import type { CommandSandbox, SandboxedSpawn } from '../sandbox/types.js';
 
-export interface VerifyOutcome {
+export interface VerifyOutcome extends Pick<BoundedEnd, 'exitCode' | 'timedOut' | 'aborted'> {
   command: string;
-  exitCode: number | null;
-  timedOut: boolean;
-  /** Stopped because the run was interrupted. */
-  aborted: boolean;
   tail: string;
   durationMs: number;
   /** How many processes the command left behind that were stopped. */

@@ -5,15 +5,9 @@
 import { DEFAULTS } from '../contract.js';
 import { runBoundedShell, type BoundedEnd, type RunShellOptions } from '../executors/bounded-shell.js';
 
-export interface ShellOutcome {
-  exitCode: number | null;
-  timedOut: boolean;
-  /** Stopped because its caller gave up (an interrupted run, notifications past their bound). */
-  aborted: boolean;
+export interface ShellOutcome extends Pick<BoundedEnd, 'exitCode' | 'timedOut' | 'aborted' | 'error'> {
   /** The end of what it wrote (stdout and stderr together). */
   tail: string;
-  /** Set when sh could not be started at all. */
-  error?: string;
   /** The processes ralph stopped when the command ended ("sleep (pid 4242)"): what it left running, or all of it. */
   stopped: string[];
 }
