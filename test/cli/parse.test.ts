@@ -7,40 +7,27 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning } from '../helpers/processes.js';
-import { BIN, ROOT } from '../helpers/run-ralph.js';
+import { BIN, ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
 
 const FIXTURES = 'test/fixtures/transcripts';
 const FINDING_FIELDS = ['valid', 'type', 'severity', 'title', 'detail', 'file', 'action'];
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  pid: number;
-}
-
 /** Runs the built CLI; with `timeoutMs`, a run that takes longer is killed and fails the test. */
-function ralph(args: string[], stdin?: string | Buffer, timeoutMs?: number): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (timeoutMs !== undefined) {
+async function ralph(args: string[], stdin?: string | Buffer, timeoutMs?: number): Promise<Ran> {
+  let late = false;
+  const ran = await runRalph(args, {
+    ...(stdin !== undefined ? { stdin } : {}),
+    onStart: (child) => {
+      if (timeoutMs === undefined) return;
       const timer = setTimeout(() => {
+        late = true;
         child.kill('SIGKILL');
-        fail(new Error(`ralph ${args.join(' ')} took longer than ${timeoutMs} ms`));
       }, timeoutMs);
       child.on('close', () => clearTimeout(timer));
-    }
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr, pid: child.pid! }));
-    if (stdin !== undefined) child.stdin!.end(stdin);
+    },
   });
+  if (late) throw new Error(`ralph ${args.join(' ')} took longer than ${timeoutMs} ms`);
+  return ran;
 }
 
 

@@ -13,15 +13,17 @@ export interface Ran {
   pid: number;
 }
 
-export function runRalph(args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; onStart?: (child: ChildProcess) => void } = {}): Promise<Ran> {
+/** With `stdin`, that is what it reads; without, /dev/null. */
+export function runRalph(args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string | Buffer; onStart?: (child: ChildProcess) => void } = {}): Promise<Ran> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env }, stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr, pid: child.pid! }));
+    if (o.stdin !== undefined) child.stdin!.end(o.stdin);
     o.onStart?.(child);
   });
 }
