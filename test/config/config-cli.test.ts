@@ -2,24 +2,20 @@
 // plan, the config file's line, default), and no secret in what it prints. `--notify` refuses
 // what is not a target.
 import { AGENT_PRESETS } from '../../src/agents/index.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runRalph, type Ran } from '../helpers/run-ralph.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return runRalph(args, { cwd, env: { ANTHROPIC_API_KEY: '', ...env } });
 }
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-config-cli-'));
-  dirs.push(dir);
+  const dir = tempDir('ralph-config-cli-');
   writeFileSync(
     join(dir, 'ralph.config.yaml'),
     [
@@ -80,8 +76,7 @@ describe('ralph config', () => {
   });
 
   it('says when there is no config file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-config-none-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-config-none-');
     const r = await ralph(['config'], dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('config file: none (no ralph.config.yaml in');
@@ -89,8 +84,7 @@ describe('ralph config', () => {
   });
 
   it('the API key ralph holds out of its environment chooses anthropic, as exec does', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-config-key-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-config-key-');
     const r = await ralph(['config', '--json'], dir, { ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key' });
     expect(r.code).toBe(0);
     const shown = JSON.parse(r.stdout);
@@ -99,8 +93,7 @@ describe('ralph config', () => {
   });
 
   it('shows the run-time and retry defaults, and --max-runtime none as none', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-config-limits-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-config-limits-');
     const byDefault = await ralph(['config'], dir);
     expect(byDefault.code).toBe(0);
     expect(byDefault.stdout).toMatch(/^max_runtime +8h +default$/m);

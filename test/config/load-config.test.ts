@@ -2,19 +2,16 @@
 // secrets recorded; the template `ralph init` writes is valid and changes nothing.
 import { STREAM_FORMATS } from '../../src/plan/types.js';
 import { AGENT_PRESETS } from '../../src/agents/index.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFIG_TEMPLATE, findConfigFile, loadProjectConfig, parseProjectConfig } from '../../src/config/index.js';
 import { InvalidInputError, formatProblem } from '../../src/errors.js';
 import { resolveConfig } from '../../src/loop/run-config.js';
 import { parsePlan } from '../../src/plan/index.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
   try {
@@ -28,8 +25,7 @@ function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
 
 describe('finding the config file', () => {
   it('is the nearest ralph.config.yaml in the folder or above it', () => {
-    const root = mkdtempSync(join(tmpdir(), 'ralph-config-'));
-    dirs.push(root);
+    const root = tempDir('ralph-config-');
     const deep = join(root, 'a', 'b');
     mkdirSync(deep, { recursive: true });
     expect(findConfigFile(deep)).toBeNull();

@@ -2,25 +2,21 @@
 // (docs/config.md#trusting-a-config-file); one named with --config is the user's choice. Also:
 // the config file is read as plans are (a regular file, bounded).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadProjectConfig, MAX_CONFIG_BYTES } from '../../src/config/load-config.js';
 import type { Identity } from '../../src/config/trust.js';
 import { InvalidInputError, UsageError, formatProblem } from '../../src/errors.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 const me: Identity = { uid: process.getuid!(), gid: process.getgid!() };
 
 /** root/ralph.config.yaml (agent: codex), and root/work below it: the folder ralph runs in. */
 function layout(): { root: string; work: string; file: string } {
-  const root = mkdtempSync(join(tmpdir(), 'ralph-trust-'));
-  dirs.push(root);
+  const root = tempDir('ralph-trust-');
   const work = join(root, 'work');
   mkdirSync(work);
   const file = join(root, 'ralph.config.yaml');
@@ -61,8 +57,7 @@ describe('trusting a config file found by the search', () => {
   it('the user-level safe-dirs file lists folders as RALPH_SAFE_DIRS does', () => {
     const { root, work } = layout();
     chmodSync(root, 0o777);
-    const home = mkdtempSync(join(tmpdir(), 'ralph-trust-home-'));
-    dirs.push(home);
+    const home = tempDir('ralph-trust-home-');
     mkdirSync(join(home, 'ralph'));
     writeFileSync(join(home, 'ralph', 'safe-dirs'), `# folders I trust\n${root}\n`);
     expect(loadProjectConfig(work, { XDG_CONFIG_HOME: home }, undefined, me).agent).toBe('codex');

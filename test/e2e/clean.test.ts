@@ -2,17 +2,14 @@
 // ended batches with their worktrees, merged or empty ralph/* branches go; a resumable run and a
 // branch with commits HEAD lacks stay; --dry-run and --older-than remove nothing here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, runRalph } from '../helpers/run-ralph.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function plan(dir: string, id: string, behaviour: string): void {
   writeFileSync(join(dir, 'plans', `${id}.md`), `---\nmax_iterations: 2\n---\n# ${id}\n\n<!-- agent: ${behaviour} -->\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n`);
@@ -20,8 +17,7 @@ function plan(dir: string, id: string, behaviour: string): void {
 
 describe('ralph clean', () => {
   it('removes finished runs, the ended batch and its worktrees, and merged or empty branches; keeps what is resumable or unmerged', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-clean-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-clean-');
     mkdirSync(join(dir, 'plans'));
     // "empty" dies before doing anything: its branch gets no commit of its own.
     plan(dir, 'empty', 'crash');

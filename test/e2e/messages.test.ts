@@ -1,21 +1,17 @@
 // Messages that fit the way the person called ralph (docs/first-hour.md#messages-that-fit-the-call):
 // --agent speaks of agents and their npm packages, a typo gets a suggestion, no agent at all
 // suggests the presets, and the start line names the agent.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, runRalph } from '../helpers/run-ralph.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-messages-'));
-  dirs.push(dir);
+  const dir = tempDir('ralph-messages-');
   writeFileSync(join(dir, 'plan.md'), '---\nmax_iterations: 2\n---\n# p\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n');
   return dir;
 }

@@ -3,21 +3,17 @@
 // subfolder lives in the root's one .ralph/, and every id `ralph runs` prints works with
 // status, stop and report --run, from any folder of the project.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, runRalph } from '../helpers/run-ralph.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function repo(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-root-'));
-  dirs.push(dir);
+  const dir = tempDir('ralph-root-');
   mkdirSync(join(dir, 'src', 'deep'), { recursive: true });
   mkdirSync(join(dir, 'plans'));
   for (const id of ['p', 'q']) {

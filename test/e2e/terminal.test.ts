@@ -1,18 +1,15 @@
 // What a person sees on a terminal (docs/first-hour.md), in a real pseudo-terminal at 80 and 120
 // columns, read back through a terminal emulator: every line of ralph's and of the agent is whole,
 // the status line is gone at the end, and the last line names the run directory in full.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ptyAvailable, runInPty, screenOf } from '../helpers/terminal.js';
 import { BIN, ROOT } from '../helpers/run-ralph.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 const SCRIPTED = join(ROOT, 'test/fixtures/agents/scripted-agent.mjs');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function env(): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env };
@@ -22,8 +19,7 @@ function env(): NodeJS.ProcessEnv {
 
 /** A folder holding the demo (plan and agent) as a user's repository would. */
 function demoFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-tty-'));
-  dirs.push(dir);
+  const dir = tempDir('ralph-tty-');
   cpSync(join(ROOT, 'plans/demo.md'), join(dir, 'plans/demo.md'));
   cpSync(join(ROOT, 'examples/demo-agent.mjs'), join(dir, 'examples/demo-agent.mjs'));
   return dir;
@@ -72,8 +68,7 @@ describe.runIf(ptyAvailable())('exec on a terminal', () => {
   }
 
   it('at 80 columns an agent line three times as wide is shown whole, wrapped, not cut', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-tty-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-tty-');
     writeFileSync(join(dir, 'plan.md'), '---\nid: t\nmax_iterations: 2\n---\n# T\n<tasks><task><name>Task 1</name><action>x</action></task></tasks>\n');
     mkdirSync(join(dir, 'agent'));
     const scenario = join(dir, 'agent', 'scenario.json');
@@ -86,8 +81,7 @@ describe.runIf(ptyAvailable())('exec on a terminal', () => {
   });
 
   it('batch at 80 columns: plan lines whole, no live line left, the last line names the index in full', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-tty-batch-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-tty-batch-');
     for (const [id, how] of [['first-plan-with-a-rather-long-identifier', 'complete 600'], ['second', 'complete 300']]) {
       mkdirSync(join(dir, 'plans'), { recursive: true });
       writeFileSync(join(dir, 'plans', `${id}.md`), `---\nmax_iterations: 3\n---\n# ${id}\n\n<!-- agent: ${how} -->\n\n<tasks>\n<task><name>only</name><action>do it</action></task>\n</tasks>\n`);

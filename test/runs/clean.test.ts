@@ -1,23 +1,19 @@
 // `ralph clean`'s reading of what the agent can reach (docs/hostile.md "A corrupted .ralph"): a
 // batch.json or a run's files that cannot be believed are kept and named, never a crash, never
 // removed. Real files in a temporary project.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RUN_FILES } from '../../src/contract.js';
 import { clean } from '../../src/runs/clean.js';
 import { batchesRoot } from '../../src/runs/paths.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 describe('clean', () => {
   it('keeps, as unreadable, a batch whose batch.json is corrupt or of the wrong shape and a run whose files are, and removes an ended batch beside them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-clean-unit-'));
-    dirs.push(dir);
+    const dir = tempDir('ralph-clean-unit-');
     writeFileSync(join(dir, 'ralph.config.yaml'), '');
     const batches = batchesRoot(dir);
     expect(batches).toBe(join(dir, RUN_FILES.root, RUN_FILES.batches));

@@ -1,23 +1,17 @@
 // The per-plan lock (docs/first-hour.md): one holder at a time, a stale lock (its process gone on
 // this host) taken over, and exactly one winner when several starts race, in separate processes.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { acquirePlanLock, planLockPath, takeOver, type LockHolder } from '../../src/runs/plan-lock.js';
 import { UsageError } from '../../src/errors.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function workDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'ralph-lock-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs();
+const workDir = (): string => tempDir('ralph-lock-');
 const lockOf = (cwd: string, runId: string) => ({ cwd, planPath: join(cwd, 'plan.md'), planId: 'p', runId, runDir: join(cwd, '.ralph', 'runs', runId) });
 
 /** The pid of a process that has just ended: nothing runs under it. */
@@ -55,9 +49,8 @@ describe('the plan lock', () => {
     const cwd = workDir();
     writeFileSync(join(cwd, 'plan.md'), '# p\n');
     symlinkSync('plan.md', join(cwd, 'link.md'));
-    const linkedCwd = `${cwd}-link`;
+    const linkedCwd = join(tempDir('ralph-lock-link-'), 'cwd');
     symlinkSync(cwd, linkedCwd);
-    dirs.push(linkedCwd);
     const held = acquirePlanLock(lockOf(cwd, 'run-one'));
     expect(() => acquirePlanLock({ ...lockOf(cwd, 'run-two'), planPath: join(cwd, 'link.md') })).toThrow(/plan p is already running .*run run-one/);
     expect(() => acquirePlanLock(lockOf(linkedCwd, 'run-three'))).toThrow(/plan p is already running .*run run-one/);

@@ -2,26 +2,22 @@
 // the API (a loopback stand-in here); the shell may write the tree, not ~/.bashrc, and reaches no
 // host at all, not even the API's.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeMessagesServer, reply } from '../executors/anthropic/fake-messages-server.js';
 import { FAKE_KEY } from '../executors/anthropic/helpers.js';
 import { sandboxDepsAvailable } from './helpers.js';
 import { BIN } from '../helpers/run-ralph.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const temp: string[] = [];
-afterAll(() => {
-  for (const dir of temp.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 const PLAN = ['---', 'id: tools', 'max_iterations: 2', '---', '# Tools', '', '<tasks>', '<task><name>Task 1</name><action>Work.</action></task>', '</tasks>', ''].join('\n');
 
 describe.runIf(sandboxDepsAvailable())('--executor anthropic --sandbox on', () => {
   it("the bash tool writes the tree, not ~/.bashrc, and reaches no host; ralph's own API calls go on", async () => {
-    const base = mkdtempSync(join(tmpdir(), 'ralph-sandbox-anthropic-'));
-    temp.push(base);
+    const base = tempDir('ralph-sandbox-anthropic-');
     const home = join(base, 'home');
     const dir = join(base, 'work');
     mkdirSync(home);

@@ -3,17 +3,14 @@
 // and is refused what lies outside (its worktree's `.git` file included: repointed, it would send
 // ralph's own commit elsewhere), each run reporting its own refusals.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
 import { sandboxDepsAvailable } from './helpers.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const temp: string[] = [];
-afterAll(() => {
-  for (const dir of temp.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 const AGENT = `import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -30,8 +27,7 @@ console.log('###PLAN_COMPLETE###');
 
 describe.runIf(sandboxDepsAvailable())('ralph batch --sandbox on', () => {
   it("each plan's agent commits in its own worktree and is refused ~/.bashrc; each result counts its own refusals", async () => {
-    const base = mkdtempSync(join(tmpdir(), 'ralph-sandbox-batch-'));
-    temp.push(base);
+    const base = tempDir('ralph-sandbox-batch-');
     const home = join(base, 'home');
     const repo = join(base, 'repo');
     mkdirSync(home);

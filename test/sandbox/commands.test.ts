@@ -2,21 +2,17 @@
 // `ralph sandbox check`, `ralph config` (the mode in effect and why, --sandbox's policy), the
 // line the next prompt gets after a refusal, and `ralph report`'s section.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
 import { sandboxDepsAvailable } from './helpers.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
-const temp: string[] = [];
-afterAll(() => {
-  for (const dir of temp.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function workspace() {
-  const base = mkdtempSync(join(tmpdir(), 'ralph-sandbox-cmd-'));
-  temp.push(base);
+  const base = tempDir('ralph-sandbox-cmd-');
   const home = join(base, 'home');
   const repo = join(base, 'repo');
   mkdirSync(join(home, '.ssh'), { recursive: true });
