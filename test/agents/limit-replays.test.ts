@@ -12,8 +12,8 @@ import { runPlan } from '../../src/loop/index.js';
 import type { RunEvent } from '../../src/loop/events.js';
 import { FakeClock } from '../loop/fake-clock.js';
 import { statusCommand } from '../../src/cli/status.js';
+import { ROOT } from '../helpers/run-ralph.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const REAL = join(ROOT, 'test/fixtures/agents-real');
 const LIMITS = join(REAL, 'limits-2026-11');
 const REPLAYER = join(ROOT, 'test/fixtures/agents/replay-calls.mjs');

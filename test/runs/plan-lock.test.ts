@@ -3,13 +3,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquirePlanLock, planLockPath, takeOver, type LockHolder } from '../../src/runs/plan-lock.js';
 import { UsageError } from '../../src/errors.js';
+import { ROOT } from '../helpers/run-ralph.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const tempDir = tempDirs();
 const workDir = (): string => tempDir('ralph-lock-');
 const lockOf = (cwd: string, runId: string) => ({ cwd, planPath: join(cwd, 'plan.md'), planId: 'p', runId, runDir: join(cwd, '.ralph', 'runs', runId) });

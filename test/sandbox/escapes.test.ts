@@ -6,12 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRalph } from '../helpers/run-ralph.js';
+import { ROOT, runRalph } from '../helpers/run-ralph.js';
 import { pathWithoutBwrap as noBwrapPath, recordingServer, sandboxDepsAvailable, type Recorder } from './helpers.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const AGENT = join(ROOT, 'test/fixtures/agents/sandbox-escapes.mjs');
 const PLAN = ['---', 'id: escapes', 'verify: ["echo from-verify > ../outside/verify.txt; true"]', '---', '# Escapes', '', '<tasks>', '<task><name>Task 1</name><action>Try the escapes.</action></task>', '</tasks>', ''].join('\n');
 const SECRET = 'PRIVATE-KEY-d41d8cd98f00b204';
