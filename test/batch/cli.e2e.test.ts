@@ -1,24 +1,15 @@
 // End to end through the built CLI (`node bin/ralph.js batch`) with the scripted agent in
 // test/fixtures/batch/agent.mjs. Needs dist/ (npm run build).
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
+import { runRalph, type Ran } from '../helpers/run-ralph.js';
+import { BATCH_AGENT as AGENT, writeBatchPlan as plan } from '../helpers/batch-agent.js';
 import { FLUX_DRIVE_SENTINEL } from '../../src/contract.js';
 import { tempDir } from './helpers.js';
 import { isRunning as alive } from '../helpers/processes.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
-
-const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
-
-function plan(dir: string, id: string, behaviour: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, `${id}.md`),
-    `---\nmax_iterations: 3\n---\n# ${id}\n\n<!-- agent: ${behaviour} -->\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n`,
-  );
-}
 
 function ralph(args: string[], cwd: string, onStart?: (child: ChildProcess) => void): Promise<Ran> {
   return runRalph(args, { cwd, ...(onStart ? { onStart } : {}) });

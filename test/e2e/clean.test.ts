@@ -5,10 +5,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runRalph } from '../helpers/run-ralph.js';
+import { runRalph } from '../helpers/run-ralph.js';
+import { BATCH_AGENT as AGENT } from '../helpers/batch-agent.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
-const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
 const tempDir = tempDirs();
 
 function plan(dir: string, id: string, behaviour: string): void {

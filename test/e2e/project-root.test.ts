@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runRalph } from '../helpers/run-ralph.js';
+import { runRalph } from '../helpers/run-ralph.js';
+import { BATCH_AGENT as AGENT } from '../helpers/batch-agent.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
-const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
 const tempDir = tempDirs();
 
 function repo(): string {

@@ -1,27 +1,18 @@
 // `ralph batch` with a config file: per-plan ended/blocked, batch_ended with the index's first
 // line and the report, after_plan and after_batch hooks, the config's agent and batch defaults.
 // Built CLI, the batch fixture agent, a real receiver on 127.0.0.1.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, runRalph, type Ran } from '../helpers/run-ralph.js';
+import { runRalph, type Ran } from '../helpers/run-ralph.js';
+import { BATCH_AGENT as AGENT, writeBatchPlan as plan } from '../helpers/batch-agent.js';
 import { tempDir } from '../batch/helpers.js';
 import { recorder, type Receiver } from './receivers.js';
-
-const AGENT = join(ROOT, 'test', 'fixtures', 'batch', 'agent.mjs');
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
   for (const r of receivers.splice(0)) await r.close();
 });
-
-function plan(dir: string, id: string, behaviour: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, `${id}.md`),
-    `---\nmax_iterations: 3\n---\n# ${id}\n\n<!-- agent: ${behaviour} -->\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n`,
-  );
-}
 
 function ralph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return runRalph(args, { cwd, env });
