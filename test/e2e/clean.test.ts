@@ -1,12 +1,13 @@
 // `ralph clean` through the built CLI (docs/files.md#what-grows-and-ralph-clean): finished runs,
 // ended batches with their worktrees, merged or empty ralph/* branches go; a resumable run and a
 // branch with commits HEAD lacks stay; --dry-run and --older-than remove nothing here.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
 import { BATCH_AGENT as AGENT } from '../helpers/batch-agent.js';
+import { commitAll } from '../helpers/git-repo.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = tempDirs();
@@ -22,10 +23,7 @@ describe('ralph clean', () => {
     // "empty" dies before doing anything: its branch gets no commit of its own.
     plan(dir, 'empty', 'crash');
     plan(dir, 'edits', 'edit notes.txt');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, encoding: 'utf8' });
-    git('init', '-q');
-    git('add', '-A');
-    git('commit', '-qm', 'start');
+    const git = commitAll(dir);
     const batch = await runRalph(['batch', 'plans', '--isolate', 'worktree', '--', process.execPath, AGENT], { cwd: dir });
     expect(batch.code, batch.stderr).toBe(1);
     writeFileSync(join(dir, 'solo.md'), '# solo\n\n<!-- agent: complete -->\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n');

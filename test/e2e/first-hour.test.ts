@@ -1,21 +1,17 @@
 // The first hour in a real repository (docs/first-hour.md), through the built CLI: run state never
 // reaches an agent's commit, a plan runs once at a time, and --resume remembers how a run started.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, RUN_FILES } from '../../src/contract.js';
 import { ralph, startRalph, trackWorkspaces, waitFor, type Workspace } from './longrun-helpers/index.js';
+import { commitAll, type Git } from '../helpers/git-repo.js';
 
 const workspace = trackWorkspaces();
 
 /** A git repository whose own .gitignore knows nothing of ralph. */
-function bareRepo(ws: Workspace): (...args: string[]) => string {
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd: ws.cwd, encoding: 'utf8' });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'start');
-  return git;
+function bareRepo(ws: Workspace): Git {
+  return commitAll(ws.cwd);
 }
 
 describe('git hygiene', () => {

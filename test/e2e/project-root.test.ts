@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runRalph } from '../helpers/run-ralph.js';
 import { BATCH_AGENT as AGENT } from '../helpers/batch-agent.js';
+import { commitAll } from '../helpers/git-repo.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = tempDirs();
@@ -20,10 +21,7 @@ function repo(): string {
     writeFileSync(join(dir, 'plans', `${id}.md`), `---\nmax_iterations: 2\n---\n# ${id}\n\n<!-- agent: complete -->\n\nDo it.\n\n<tasks>\n<task><name>only</name><action>do it</action><done>done</done></task>\n</tasks>\n`);
   }
   writeFileSync(join(dir, 'src', 'deep', 'keep.txt'), 'x\n');
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, stdio: 'ignore' });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'start');
+  commitAll(dir);
   return dir;
 }
 
