@@ -296,8 +296,10 @@ export const QUEUE = {
   keepSeconds: 14 * 24 * 3600,
   /** BullMQ's key prefix (its default): a job's lock, the fencing token of its attempt, is `<prefix>:<name>:<job id>:lock`. */
   bullPrefix: 'bull',
-  /** The format of job data this ralph writes and reads (docs/queue.md "What lives in Redis"). */
-  jobFormat: 2,
+  /** The newest format of job data this ralph writes and reads (docs/queue.md "What lives in Redis"): a job with checkpoints. */
+  jobFormat: 3,
+  /** The format of a job without checkpoints, which workers from before checkpoints read too. */
+  plainJobFormat: 2,
   /** A worker whose workdir has less free space than this stops taking jobs (docs/queue.md). */
   minFreeBytes: 8 * 1024 * 1024,
 } as const;

@@ -2,13 +2,20 @@
 // (the loop's runPlan, injected so tests and the pool never depend on a real agent).
 import type { Outcome } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
-import type { RunExtras } from '../loop/lifecycle.js';
+import type { RunExtras, RunLifecycleFactory } from '../loop/lifecycle.js';
 import type { ExecOptions, RunResult } from '../loop/types.js';
 import type { SharedLimits } from '../loop/limit-wait.js';
 
 export type RunPlanFn = (
   options: ExecOptions,
-  hooks?: RunExtras & { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; wantOutput?: boolean; sharedLimits?: SharedLimits },
+  hooks?: RunExtras & {
+    signal?: AbortSignal;
+    onEvent?: (e: RunEvent) => void;
+    wantOutput?: boolean;
+    sharedLimits?: SharedLimits;
+    /** Wraps the run's lifecycle once whoever adds the project's hooks has (a queue worker's checkpoints); applied by that caller. */
+    wrapLifecycle?: (inner: RunLifecycleFactory | undefined) => RunLifecycleFactory | undefined;
+  },
 ) => Promise<RunResult>;
 
 export type IsolateMode = 'worktree' | 'none';

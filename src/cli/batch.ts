@@ -44,7 +44,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     .option('--json', 'events as NDJSON on stdout (tagged with plan), nothing else there')
     .option('--queue <url>', 'queue the plans on Redis (redis://host:port[/db]) for `ralph worker`s on any machine; needs RALPH_QUEUE_SECRET, and the agent is the workers\'; with --pr the workers push and this machine opens the pull requests (docs/queue.md)')
     .addOption(prOption())
-    .option('--checkpoint', "commit on each plan's branch after every iteration that changed files (default: deliver.checkpoint; deliver.squash folds them into one at the end)");
+    .option('--checkpoint', "commit on each plan's branch after every iteration that changed files, on the workers too with --queue (default: deliver.checkpoint; deliver.squash folds them into one at the end)");
   addExecOptions(command);
   // Each plan of a batch has its own run directory and summary: these two exec options are refused here.
   for (const option of command.options) if (option.long === '--run-dir' || option.long === '--summary') option.hideHelp();
@@ -95,8 +95,8 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
     let deliver: QueuedBatchDeps['deliver'];
     let isolate = flags.isolate ?? defaults.isolate;
     const checkpoint = flags.checkpoint ?? project.config.deliver.checkpoint ?? false;
-    if (checkpoint && flags.queue !== undefined) throw new UsageError('--checkpoint does not apply to a queued batch yet (docs/deliver.md)');
-    if (checkpoint && flags.resume === undefined && prMode === 'off') {
+    // A queued batch's workers always run a plan in its own checkout, on its own branch.
+    if (checkpoint && flags.resume === undefined && flags.queue === undefined && prMode === 'off') {
       if (isolate === 'none') throw new UsageError('--checkpoint commits on each plan\'s own branch, and --isolate none shares one folder', 'leave --isolate out (with --checkpoint each plan gets its own worktree)');
       isolate = 'worktree';
     }
@@ -145,7 +145,7 @@ export const registerBatch: RegisterCommand = (program, ctx) => {
           throw new UsageError('--config does not apply to a queued batch: each worker reads the config file of its checkout', `commit the settings as ${CONFIG_FILE} in the repository, and push`);
         }
         const summary = await runQueuedBatch(
-          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough), env: ctx.env, agentConfig: project.config },
+          { cwd: process.cwd(), queue: flags.queue, plans: planArgs, resume: flags.resume, out: flags.out ?? defaults.out, planTimeoutMs: flags.planTimeout ?? defaults.planTimeoutMs, exec: sharedExecOptions(flags, passThrough), env: ctx.env, agentConfig: project.config, ...(deps.checkpoints ? { checkpoints: deps.checkpoints } : {}) },
           { signal: controller.signal, onEvent: deps.onEvent, ...(deliver ? { deliver } : {}) },
         );
         ctx.exitCode = summary.exitCode;

@@ -44,7 +44,9 @@ export const registerWorker: RegisterCommand = (program, ctx) => {
         (run: RunPlanFn): RunPlanFn =>
         async (options, hooks) => {
           const project = loadProject(options.cwd ?? process.cwd(), ctx.env, {});
-          const lifecycle = hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env }) : undefined;
+          const own = hasLifecycle(project) ? createRunLifecycle({ hooks: project.config.hooks, targets: [], redact: project.redact, env: ctx.env }) : undefined;
+          // The job's checkpoints wrap the project's hooks (docs/deliver.md#checkpoints), as in a local batch.
+          const lifecycle = hooks?.wrapLifecycle ? hooks.wrapLifecycle(own) : own;
           return run(options, { ...hooks, project: project.config, hideEnv: project.hideEnv, ...(lifecycle ? { lifecycle } : {}) });
         };
       const { readQueueSecret } = await import('../queue/seal.js');

@@ -37,8 +37,15 @@ export async function snapshotCommit(o: { repo: string; branch: string; parent: 
   }
 }
 
-/** Where checkpoints go: a worktree on the plan's branch (batch), or a side branch of the user's checkout (exec). */
-export type CheckpointTarget = { kind: 'worktree'; worktree: string; branch: string } | { kind: 'side-branch'; repo: string; branch: (plan: string, runId: string) => string; start: string };
+/**
+ * Where checkpoints go: a worktree on the plan's branch (batch), a side branch of the user's
+ * checkout (exec), or the caller's own commit of its checkout (a queue worker, whose git calls on
+ * one clone take turns).
+ */
+export type CheckpointTarget =
+  | { kind: 'worktree'; worktree: string; branch: string }
+  | { kind: 'side-branch'; repo: string; branch: (plan: string, runId: string) => string; start: string }
+  | { kind: 'commit'; commit: (message: string) => Promise<unknown> };
 
 /** The branch head a side branch continues from: its own head when it exists (a resumed run), else the start. */
 export async function sideParent(repo: string, branch: string, start: string): Promise<string> {
@@ -53,6 +60,8 @@ export function withCheckpoints(inner: RunLifecycleFactory | undefined, target: 
       try {
         if (target.kind === 'worktree') {
           await commitPlanBranch({ cwd: target.worktree, branch: target.branch, message });
+        } else if (target.kind === 'commit') {
+          await target.commit(message);
         } else {
           const branch = target.branch(facts.plan, facts.runId);
           await snapshotCommit({ repo: target.repo, branch, parent: await sideParent(target.repo, branch, target.start), message });

@@ -50,6 +50,8 @@ export interface QueuedBatchOptions {
   agentConfig?: AgentConfig;
   /** Where the queue secret is read from (RALPH_QUEUE_SECRET, RALPH_QUEUE_SECRET_FILE); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** --checkpoint (docs/deliver.md#checkpoints): travels with each job; on --resume, as given again. */
+  checkpoints?: { squash: boolean };
 }
 
 export interface QueuedBatchDeps {
@@ -77,6 +79,8 @@ export interface QueueInfo {
   /** Plan id → the attempt its current job starts at. */
   firstAttempts: Record<string, number>;
   exec: SharedExecOptions;
+  /** --checkpoint, as the jobs carry it; absent without. */
+  checkpoints?: { squash: boolean };
 }
 
 type QueuedBatchFile = BatchFile & { queue: QueueInfo };
@@ -135,6 +139,7 @@ async function newQueuedBatch(options: QueuedBatchOptions, q: QueueUrl, now: () 
       planPaths: Object.fromEntries(planPaths),
       firstAttempts: Object.fromEntries(plans.map((p) => [p.id, 1])),
       exec,
+      ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     },
   };
 }
@@ -150,8 +155,17 @@ async function resumedQueuedBatch(options: QueuedBatchOptions, now: () => Date):
   }
   const q = parseQueueUrl(given);
   await probeRedis(q);
+  // Checkpoints follow this run's --checkpoint and config, as a resumed local batch's do.
+  const { checkpoints: _earlier, ...queue } = file.queue;
   return {
-    file: { ...file, out, updatedAt: now().toISOString(), status: 'running', options: { ...file.options, planTimeoutMs: options.planTimeoutMs ?? file.options.planTimeoutMs } },
+    file: {
+      ...file,
+      out,
+      updatedAt: now().toISOString(),
+      status: 'running',
+      options: { ...file.options, planTimeoutMs: options.planTimeoutMs ?? file.options.planTimeoutMs },
+      queue: { ...queue, ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}) },
+    },
     q,
   };
 }
@@ -167,6 +181,7 @@ function jobData(file: QueuedBatchFile, plan: BatchPlan): QueueJobData {
     planTimeoutMs: file.options.planTimeoutMs,
     firstAttempt: file.queue.firstAttempts[plan.id] ?? 1,
     coordinator: hostname(),
+    ...(file.queue.checkpoints ? { checkpoints: file.queue.checkpoints } : {}),
   };
 }
 

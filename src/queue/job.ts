@@ -31,6 +31,12 @@ export interface QueueJobData {
   firstAttempt: number;
   /** Host name of the coordinating machine, for the worker's log. */
   coordinator: string;
+  /**
+   * --checkpoint (docs/deliver.md#checkpoints): a commit after every iteration that changed files;
+   * `squash` folds them into the plan's one commit at the end. A job with it is written in the
+   * newer format, so a worker from before checkpoints hands it back rather than ignoring it.
+   */
+  checkpoints?: { squash: boolean };
 }
 
 export interface WorkerRef {
@@ -202,14 +208,32 @@ export function checkJobData(x: unknown): { data: QueueJobData; problem: null } 
   if (typeof d.coordinator !== 'string' || d.coordinator.length > 255) return fail('coordinator is not a host name');
   const exec = checkJobExec(d.exec);
   if (exec.problem !== null) return fail(exec.problem);
+  const cp = d.checkpoints as Record<string, unknown> | undefined;
+  if (cp !== undefined && (typeof cp !== 'object' || cp === null || Array.isArray(cp) || typeof cp.squash !== 'boolean' || Object.keys(cp).length !== 1)) return fail('checkpoints is not { squash: true|false }');
   return {
-    data: { batchId: d.batchId, plan: d.plan, planPath: d.planPath, remote: d.remote, commit: d.commit, exec: exec.exec, planTimeoutMs: d.planTimeoutMs as number | null, firstAttempt: d.firstAttempt, coordinator: d.coordinator.replace(CONTROL, '?') },
+    data: {
+      batchId: d.batchId,
+      plan: d.plan,
+      planPath: d.planPath,
+      remote: d.remote,
+      commit: d.commit,
+      exec: exec.exec,
+      planTimeoutMs: d.planTimeoutMs as number | null,
+      firstAttempt: d.firstAttempt,
+      coordinator: d.coordinator.replace(CONTROL, '?'),
+      ...(cp !== undefined ? { checkpoints: { squash: cp.squash as boolean } } : {}),
+    },
     problem: null,
   };
 }
 
+/** The format a job is written in: the older one unless it needs what only newer workers do. */
+function formatOf(data: QueueJobData): number {
+  return data.checkpoints !== undefined ? QUEUE.jobFormat : QUEUE.plainJobFormat;
+}
+
 export function sealJob(secret: string, data: QueueJobData): QueueJob {
-  return { v: QUEUE.jobFormat, batchId: data.batchId, plan: data.plan, ...seal(secret, 'job', data) };
+  return { v: formatOf(data), batchId: data.batchId, plan: data.plan, ...seal(secret, 'job', data) };
 }
 
 export type OpenedJob =
@@ -222,13 +246,14 @@ export type OpenedJob =
 export function openJob(secret: string, raw: unknown): OpenedJob {
   const v = (raw as { v?: unknown } | null)?.v;
   if (typeof v === 'number' && Number.isInteger(v) && v > QUEUE.jobFormat) return { kind: 'newer', format: String(v) };
-  if (v !== QUEUE.jobFormat) return { kind: 'refused', why: `its format (${String(v).slice(0, 20)}) carries no seal` };
+  if (v !== QUEUE.jobFormat && v !== QUEUE.plainJobFormat) return { kind: 'refused', why: `its format (${String(v).slice(0, 20)}) carries no seal` };
   const opened = unseal(secret, 'job', raw);
   if (opened === null) return { kind: 'refused', why: "it is not sealed with this worker's queue secret" };
   const checked = checkJobData(opened);
   if (checked.problem !== null) return { kind: 'refused', why: `its data is not valid: ${checked.problem}` };
   const r = raw as QueueJob;
   if (r.batchId !== checked.data.batchId || r.plan !== checked.data.plan) return { kind: 'refused', why: 'its names differ from its sealed data' };
+  if (v !== formatOf(checked.data)) return { kind: 'refused', why: `its format (${v}) does not match its data` };
   return { kind: 'ok', data: checked.data };
 }
 

@@ -20,6 +20,8 @@ import type { SharedLimits } from '../loop/limit-wait.js';
 import { planCommitMessage } from '../batch/commit-plan-branch.js';
 import { attemptExitCode, endingOf, message, runBounded, STRAGGLER_GRACE_MS } from '../batch/bounded-run.js';
 import { readRunFacts } from '../deliver/run-facts.js';
+import { withCheckpoints } from '../deliver/checkpoint.js';
+import type { RunLifecycleFactory } from '../loop/lifecycle.js';
 import type { AttemptReport, QueueJobData, WorkerRef } from './job.js';
 
 /** At most this much of findings.jsonl travels back; the rest stays on the worker. */
@@ -49,6 +51,8 @@ export interface JobAttemptInput {
   handBackReason?: () => string;
   /** Commits the checkout's changes on its branch (commitPlanBranch, run where the worker's git calls allow). */
   commit: (message: string) => Promise<{ commit: string | null }>;
+  /** With the job's checkpoints: commits the checkout's changes after an iteration (docs/deliver.md#checkpoints). */
+  checkpoint?: (message: string) => Promise<unknown>;
   /** The checkout's HEAD commit. */
   head: () => Promise<string>;
   push: (head: string) => Promise<void>;
@@ -93,13 +97,15 @@ export async function runJobAttempt(input: JobAttemptInput): Promise<Omit<Attemp
       // progress must never break the run
     }
   };
+  const checkpoint = data.checkpoints ? input.checkpoint : undefined;
+  const wrapLifecycle = checkpoint ? (inner: RunLifecycleFactory | undefined) => withCheckpoints(inner, { kind: 'commit', commit: checkpoint }) : undefined;
   const planTimeoutMs = data.planTimeoutMs ?? undefined;
   const graceMs = STRAGGLER_GRACE_MS;
   const run = await runBounded({
     signal: input.signal,
     planTimeoutMs,
     graceMs,
-    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, ...(promptsDir ? { promptsDir } : {}), runDir: input.runDir }, { signal, onEvent, sharedLimits: input.sharedLimits }),
+    run: (signal) => input.runPlan({ ...data.exec, planPath, cwd, ...(promptsDir ? { promptsDir } : {}), runDir: input.runDir }, { signal, onEvent, sharedLimits: input.sharedLimits, ...(wrapLifecycle ? { wrapLifecycle } : {}) }),
   });
   const ending = endingOf(run, planTimeoutMs, graceMs);
   const { result } = ending;

@@ -16,6 +16,7 @@ import { oneLine } from '../batch/one-line.js';
 import type { RunEvent } from '../loop/index.js';
 import { SharedLimits } from '../loop/limit-wait.js';
 import { commitPlanBranch } from '../batch/commit-plan-branch.js';
+import { squashWorktree } from '../deliver/checkpoint.js';
 import { Checkouts, CloneError } from './checkout.js';
 import { git } from '../util/git.js';
 import { batchKey, openJob, reportField, type AttemptReport, type JobProgress, type QueueJob, type WorkerRef } from './job.js';
@@ -308,8 +309,17 @@ export async function startWorker(options: WorkerOptions, deps: WorkerDeps): Pro
         },
         commit: async (message) => {
           await fence();
-          return checkouts.exclusive(data.remote, () => commitPlanBranch({ cwd: checkout.path, branch, message }));
+          return checkouts.exclusive(data.remote, async () => {
+            const made = await commitPlanBranch({ cwd: checkout.path, branch, message });
+            if (!data.checkpoints?.squash) return made;
+            // deliver.squash: the checkpoints (and the agent's own commits) folded into this one commit on the batch's commit.
+            await squashWorktree(checkout.path, data.commit, message);
+            const head = await git(checkout.path, ['rev-parse', 'HEAD']);
+            return { commit: head === data.commit ? null : head };
+          });
         },
+        // Local commits only: what reaches the remote is still the fenced push at the end.
+        checkpoint: (message) => checkouts.exclusive(data.remote, () => commitPlanBranch({ cwd: checkout.path, branch, message })),
         head: () => git(checkout.path, ['rev-parse', 'HEAD']),
         push: async (head) => {
           await fence();

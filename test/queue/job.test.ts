@@ -40,7 +40,19 @@ describe('sealed jobs', () => {
   });
 
   it('hands back a newer format rather than refusing it', () => {
-    expect(openJob(SECRET, { v: 3, body: '{}', mac: '' })).toEqual({ kind: 'newer', format: '3' });
+    expect(openJob(SECRET, { v: 4, body: '{}', mac: '' })).toEqual({ kind: 'newer', format: '4' });
+  });
+
+  it('writes a job with checkpoints in format 3, which a worker from before checkpoints (format 2) hands back; one without stays format 2', () => {
+    const withCheckpoints = { ...data, checkpoints: { squash: true } };
+    expect(sealJob(SECRET, data).v).toBe(2);
+    expect(sealJob(SECRET, withCheckpoints).v).toBe(3);
+    expect(openJob(SECRET, sealJob(SECRET, withCheckpoints))).toEqual({ kind: 'ok', data: withCheckpoints });
+    // The format is outside the seal: one lowered to 2 (so an older worker would run it without checkpoints) is refused.
+    expect(openJob(SECRET, { ...sealJob(SECRET, withCheckpoints), v: 2 })).toEqual({ kind: 'refused', why: 'its format (2) does not match its data' });
+    for (const checkpoints of [{ squash: 'yes' }, { squash: true, extra: 1 }, [], null]) {
+      expect(openJob(SECRET, sealJob(SECRET, { ...data, checkpoints } as unknown as QueueJobData))).toEqual({ kind: 'refused', why: 'its data is not valid: checkpoints is not { squash: true|false }' });
+    }
   });
 
   it.each([
