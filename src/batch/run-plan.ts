@@ -96,6 +96,7 @@ async function deliverAttempt(ctx: PlanContext, end: AttemptEnd, facts: ResultFa
     runDir: end.runDir,
     shownRunDir: relative(ctx.cwd, end.runDir) || '.',
     outcome: end.outcome,
+    reason: end.reason,
     repo: iso.repo,
     branch: iso.branch,
     commit: facts.commit,

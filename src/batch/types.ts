@@ -25,7 +25,7 @@ export type IsolateMode = 'worktree' | 'none';
  * the branch (a pull request, docs/deliver.md) and says what it did in one line. It never throws;
  * a failure is `failed: true` and never changes the plan's outcome.
  */
-export type DeliverFn = (o: { planId: string; planPath: string; runDir: string; shownRunDir: string; outcome: AttemptOutcome; repo: string; branch: string; commit: string | null }) => Promise<{
+export type DeliverFn = (o: { planId: string; planPath: string; runDir: string; shownRunDir: string; outcome: AttemptOutcome; reason: string; repo: string; branch: string; commit: string | null }) => Promise<{
   prUrl: string | null;
   note: string;
   failed: boolean;

@@ -6,7 +6,7 @@ import { git } from '../util/git.js';
 import { ForgeError, type PullRequest } from './forge.js';
 import type { OpenedForge } from './open-forge.js';
 import { prBody, prTitle } from './pr-body.js';
-import { readRunFacts, type RunFacts } from './run-facts.js';
+import { readRunFacts, withRecordedOutcome, type RunFacts } from './run-facts.js';
 
 /** ready: pull requests for accepted plans; draft: also drafts for plans that ended without being accepted. */
 export type PrMode = 'ready' | 'draft';
@@ -24,6 +24,8 @@ export interface PlanToDeliver {
   /** The run folder as the body shows it. */
   shownRunDir?: string;
   outcome: string;
+  /** Why it ended so, as the batch recorded it; the body shows it (and the outcome) over result.json's. */
+  reason?: string;
   /** The repository the branch is in. */
   repo: string;
   /** The plan's local branch, and the commit ralph proposes (its head when the plan ended). */
@@ -91,7 +93,8 @@ export async function deliverPlan(forge: OpenedForge, mode: PrMode, plan: PlanTo
       return n;
     });
     if (beyond === 0) return { prUrl: null, note: `no pull request: ${plan.branch} has no commit beyond ${forge.remote}/${forge.base}`, failed: false };
-    const facts = plan.facts ?? (await readRunFacts({ runDir: plan.runDir, planPath: plan.planPath, ...(plan.shownRunDir ? { shownRunDir: plan.shownRunDir } : {}) }));
+    const read = plan.facts ?? (await readRunFacts({ runDir: plan.runDir, planPath: plan.planPath, ...(plan.shownRunDir ? { shownRunDir: plan.shownRunDir } : {}) }));
+    const facts = withRecordedOutcome(read, plan.outcome, plan.reason);
     const title = prTitle(facts);
     const body = prBody(facts, { draft, branch: plan.branch, commit: plan.commit });
     let existing = await forge.forge.findOpenPull(head);

@@ -86,6 +86,15 @@ function summaryTasks(text: string | null): Map<string, string> {
   return out;
 }
 
+/**
+ * The facts with the outcome and reason the batch recorded for the plan (its result file's): a
+ * timed-out or crashed run has no result.json of its own, or one that says only `interrupted`.
+ * An empty recorded reason keeps the run's.
+ */
+export function withRecordedOutcome(facts: RunFacts, outcome: string, reason: string | undefined): RunFacts {
+  return { ...facts, outcome, reason: reason || facts.reason };
+}
+
 export async function readRunFacts(o: { runDir: string; planPath: string; shownRunDir?: string }): Promise<RunFacts> {
   const [resultText, eventsText, findingsText, blocked, planText] = await Promise.all([
     readText(join(o.runDir, RUN_FILES.result)),

@@ -266,6 +266,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions, deps: QueuedBa
         runDir: join(out, RUNS_DIR, runDirName(r.plan, r.attempt)),
         shownRunDir: `${r.worker.host}:${r.runDir}`,
         outcome: r.outcome,
+        reason: typeof r.reason === 'string' ? r.reason : '',
         repo: file.queue.repo,
         // The coordinator's own names, not the report's: only the commit comes from the worker, checked as one.
         branch: branchName(batchId, r.plan),
