@@ -156,7 +156,8 @@ async function resumedQueuedBatch(options: QueuedBatchOptions, now: () => Date):
   const q = parseQueueUrl(given);
   await probeRedis(q);
   // Checkpoints follow this run's --checkpoint and config, as a resumed local batch's do.
-  const { checkpoints: _earlier, ...queue } = file.queue;
+  const queue: QueueInfo = { ...file.queue };
+  delete queue.checkpoints;
   return {
     file: {
       ...file,
