@@ -18,25 +18,34 @@ export async function probeRedis(q: QueueUrl, timeoutMs: number = QUEUE.connectT
   // connect() itself rejects with a bare "Connection is closed"; the cause comes as an event.
   let cause: unknown;
   probe.on('error', (error) => (cause ??= error));
-  let timer: NodeJS.Timeout | undefined;
+  // Each step is bounded; its timer is cleared once the step settles, so a refused connection ends
+  // the command at once rather than when the bound would have run out.
+  const bounded = async <T>(step: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([step, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   try {
-    const bounded = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
-    });
-    await Promise.race([probe.connect().then(() => probe.ping()), bounded]);
-  } catch (error) {
-    throw new UsageError(`cannot reach Redis at ${q.display}: ${describe(cause ?? error)}`, 'start redis-server there, or fix --queue (see docs/queue.md)');
-  }
-  try {
-    // ioredis selects the URL's database on connect and, when Redis refuses, carries on in
-    // database 0 with only an error event: ask again, so a wrong number stops here.
-    const db = Number(new URL(q.url).pathname.replace(/^\//, '') || 0);
-    if (db !== 0) await Promise.race([probe.select(db), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs)))]);
-  } catch (error) {
-    throw new UsageError(`Redis at ${q.display} has no database ${new URL(q.url).pathname.slice(1)}: ${describe(error)}`, 'name a database this Redis has (0 to its `databases` setting minus 1), e.g. /0');
+    try {
+      await bounded(probe.connect().then(() => probe.ping()));
+    } catch (error) {
+      throw new UsageError(`cannot reach Redis at ${q.display}: ${describe(cause ?? error)}`, 'start redis-server there, or fix --queue (see docs/queue.md)');
+    }
+    try {
+      // ioredis selects the URL's database on connect and, when Redis refuses, carries on in
+      // database 0 with only an error event: ask again, so a wrong number stops here.
+      const db = Number(new URL(q.url).pathname.replace(/^\//, '') || 0);
+      if (db !== 0) await bounded(probe.select(db));
+    } catch (error) {
+      throw new UsageError(`Redis at ${q.display} has no database ${new URL(q.url).pathname.slice(1)}: ${describe(error)}`, 'name a database this Redis has (0 to its `databases` setting minus 1), e.g. /0');
+    }
   } finally {
-    clearTimeout(timer);
-    probe.disconnect();
+    // Not on a connection that has already ended: ioredis would then wait 2 s for a close event
+    // that has come and gone, and the command would linger that long after its answer.
+    if (probe.status !== 'end') probe.disconnect();
   }
 }
 

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisServer, redisAvailable } from '../helpers/redis-server.js';
 import { runQueuedBatch } from '../../src/queue/index.js';
+import { jobId } from '../../src/queue/job.js';
+import { QUEUE } from '../../src/contract.js';
+import { Queue } from 'bullmq';
 import { isRunning } from '../helpers/processes.js';
 import { fluxDriveProblems, git, planText, ralph, read, results, SECRET, startWorker, stopEverything, until, workerRuns, workspace, type Workspace } from './helpers.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
@@ -44,11 +47,14 @@ function batchIdOf(out: string): string {
 
 describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => {
   it('runs mixed outcomes across two workers: retries, stubs, branches pushed, the same files as a local batch', async () => {
-    const w = ws({ a: 'complete 800', b: 'fail-once', c: 'fail', d: 'block', e: 'crash', f: 'edit notes.txt' });
+    // a waits for `go` until the coordinator has said it started (its line is asserted below).
+    const w = ws({ a: 'complete-on go', b: 'fail-once', c: 'fail', d: 'block', e: 'crash', f: 'edit notes.txt' });
     const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
     const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
+    await until(() => /a: attempt 1 started on /.test(coordinator.stderr), PATIENCE_MS, 'the coordinator saw a start');
+    writeFileSync(join(w.dir, 'go'), '');
     expect(await coordinator.exited).toBe(1);
     expect(coordinator.stderr).not.toMatch(/internal error|warning/i);
     expect(results(out)).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md']);
@@ -89,7 +95,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
   });
 
   it('kill -9 of a worker mid-job: another worker completes that plan as its retry; 12 plans, one result each', async () => {
-    const plans = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${String(i + 1).padStart(2, '0')}`, 'complete 1500']));
+    // Every plan waits for `go`, made once the victim is dead: its plan is mid-job when it dies, whatever the machine's load.
+    const plans = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${String(i + 1).padStart(2, '0')}`, 'complete-on go']));
     const w = ws(plans);
     const victim = await startWorker(w, redis!.url, 'victim');
     await startWorker(w, redis!.url, 'w2');
@@ -100,6 +107,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     const [killedRun] = workerRuns(victim.workdir);
     const killedPlan = killedRun!.split('/').at(-1)!;
     victim.child.kill('SIGKILL');
+    await victim.exited;
+    writeFileSync(join(w.dir, 'go'), '');
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
     expect(fluxDriveProblems(out)).toEqual([]);
@@ -210,7 +219,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
   });
 
   it('a Redis restart mid-batch loses no result', async () => {
-    const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`r${i + 1}`, 'complete 1200']));
+    // The first two plans (one per worker) complete at once; the others wait for `go`, made after the restart.
+    const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`r${i + 1}`, i < 2 ? 'complete' : 'complete-on go']));
     const w = ws(plans);
     await startWorker(w, redis!.url, 'w1');
     await startWorker(w, redis!.url, 'w2');
@@ -218,6 +228,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => existsSync(out) && results(out).length >= 1, PATIENCE_MS, 'a first result');
     await redis!.restart();
+    writeFileSync(join(w.dir, 'go'), '');
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(Object.keys(plans).map((id) => `${id}.md`));
     expect(fluxDriveProblems(out)).toEqual([]);
@@ -225,7 +236,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
   });
 
   it('the coordinator killed mid-batch: --resume re-attaches and collects what finished meanwhile', async () => {
-    const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`k${i + 1}`, 'complete 1000']));
+    // k1 completes at once; the others wait for `go`, made once the coordinator is dead.
+    const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`k${i + 1}`, i === 0 ? 'complete' : 'complete-on go']));
     const w = ws(plans);
     const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
     const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
@@ -235,6 +247,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     expect(existsSync(join(out, 'index.md'))).toBe(false);
+    writeFileSync(join(w.dir, 'go'), '');
     // The workers carry on without it.
     const done = () => [w1, w2].flatMap((x) => workerRuns(x.workdir)).filter((d) => existsSync(join(d, 'result.json'))).length;
     await until(() => done() === 6, PATIENCE_MS, 'the workers finished every plan');
@@ -267,7 +280,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
   });
 
   it('SIGTERM drains a worker (its plan finishes, no new one starts); a second SIGTERM hands the running plan back; restarted on its workdir, it runs it as a new attempt', async () => {
-    const w = ws({ d1: 'complete 2500', d2: 'complete 2500' });
+    // Each plan waits for its own file, made once the test has seen what it waits for.
+    const w = ws({ d1: 'complete-on go-d1', d2: 'complete-on go-d2' });
     const w1 = await startWorker(w, redis!.url, 'w1');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
@@ -278,6 +292,8 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     expect(await status.exited).toBe(0);
     expect(status.stdout).toMatch(new RegExp(`^queue ${redis!.url}: 1 plan\\(s\\) running, 1 waiting\n  \\S+/d1  on \\S+ \\(pid ${w1.child.pid}\\), attempt 1(?:, iteration 1/3)?, heartbeat \\d+s ago, in \\S+:${w1.workdir}/checkouts/[0-9a-f]{16}/1\n  \\S+/d2  waiting\n$`));
     w1.child.kill('SIGTERM');
+    await until(() => w1.stderr.includes('draining'), PATIENCE_MS, 'w1 draining');
+    writeFileSync(join(w.dir, 'go-d1'), '');
     expect(await w1.exited).toBe(0);
     expect(w1.stderr).toContain('draining');
     // The coordinator writes the result when it next looks at the queue.
@@ -300,6 +316,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
 
     // Restarted on the same workdir (what a systemd unit does after `systemctl kill`): it takes the
     // plan up again in a run directory of its own, never the handed-back attempt's.
+    writeFileSync(join(w.dir, 'go-d2'), '');
     const again = await startWorker(w, redis!.url, 'w2');
     expect(await coordinator.exited).toBe(0);
     const d2 = read(out, 'd2.md');
@@ -327,8 +344,20 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     expect(read(out, 'index.md').split('\n')[0]).toBe('[0/3 plans complete]');
     expect(read(out, 'index.md')).toMatch(/\| q2 \| not run \|/);
     await until(() => !isRunning(agentPid), PATIENCE_MS, 'the agent stopped');
-    // The cancelled jobs are gone: the worker took nothing else.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The cancelled jobs are gone and the stopped one is over: nothing is left for the worker to take,
+    // and it took nothing else.
+    const queue = new Queue(QUEUE.name, { connection: { host: '127.0.0.1', port: redis!.port } });
+    try {
+      const state = (plan: string) => queue.getJobState(jobId(batchIdOf(out), plan));
+      const end = Date.now() + PATIENCE_MS;
+      while (!['completed', 'failed'].includes(await state('h1'))) {
+        if (Date.now() > end) throw new Error(`h1's job is still ${await state('h1')}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect([await state('q2'), await state('q3')]).toEqual(['unknown', 'unknown']);
+    } finally {
+      await queue.close();
+    }
     expect(workerRuns(w1.workdir)).toHaveLength(1);
 
     // h1 hangs again on its re-run and keeps w1 busy: a second worker runs q2 and q3.

@@ -78,7 +78,8 @@ function workFiles(w: Workspace, branch: string): string[] {
 
 describe.skipIf(!RUNS)('queued batches under faults', () => {
   it('Redis is not a remote shell: unsealed or forged jobs run nothing on any worker; a newer format is handed back; forged reports write nothing', async () => {
-    const w = ws({ a: 'complete 1500' });
+    // a waits for `go`, made once the forged reports are in: the batch is running when they are written.
+    const w = ws({ a: 'complete-on go' });
     const url = queueUrl();
     const w1 = await startWorker(w, url, 'w1');
     const w2 = await startWorker(w, url, 'w2');
@@ -113,6 +114,7 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
       const reports = `ralph:batch:${batchIdOf(out)}:reports`;
       const forged = (attempt: unknown) => JSON.stringify({ batchId: batchIdOf(out), plan: 'a', attempt, final: true, outcome: 'complete', reason: 'forged', text: 'forged', findings: '', worker: { id: 'x', host: 'x', pid: 1 }, result: { run: 'x' }, runDir: '/', checkout: '/', branch: 'b' });
       await raw.hset(reports, 'a#/../../x', forged('/../../x'), 'a#1', JSON.stringify({ body: forged(1), mac: 'cd'.repeat(32) }));
+      writeFileSync(join(w.dir, 'go'), '');
       expect(await coordinator.exited).toBe(0);
       expect(coordinator.stderr).toContain('warning: ignored the report "a#/../../x" in Redis: it is not sealed');
       expect(read(out, 'a.md')).toContain('- Outcome: complete');
@@ -130,13 +132,15 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
   });
 
   it('a worker frozen past its lock and resumed publishes nothing: the branch holds the accepted attempt, and the index names it', async () => {
-    const w = ws({ s1: 'complete 1500' });
+    // s1 waits for `go`, made once its first worker is frozen.
+    const w = ws({ s1: 'complete-on go' });
     const url = queueUrl();
     const frozen = await startWorker(w, url, 'frozen');
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => workerRuns(frozen.workdir).length === 1, PATIENCE_MS, 'the first attempt started');
     frozen.child.kill('SIGSTOP');
+    writeFileSync(join(w.dir, 'go'), '');
     // Its agent runs on and ends; the worker cannot renew its lock, and another worker takes the job.
     const other = await startWorker(w, url, 'other');
     await until(() => workerRuns(other.workdir).length === 1, PATIENCE_MS, 'the job taken over');
@@ -199,7 +203,8 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
   });
 
   it.skipIf(!SICK_RUNS)('a worker whose disk fills hands back what it holds, says why and exits 1; a healthy worker runs the plans', async () => {
-    const w = ws({ f1: 'fill 6000', f2: 'complete 4000' });
+    // f2 waits for `go`, made once the sick worker has stopped: it is running when the disk fills.
+    const w = ws({ f1: 'fill 6000', f2: 'complete-on go' });
     const url = queueUrl();
     // Its workdir is a 12 MiB tmpfs: f1 leaves less than the 8 MiB a worker needs free.
     const sick = await startWorker(w, url, 'sick', {
@@ -214,6 +219,7 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     expect(await sick.exited).toBe(1);
     expect(sick.stderr).toMatch(/error: the workdir \S+ is not usable: only \d+ KiB free on its file system \(it needs 8 MiB\); handing back \d running plan\(s\) and stopping/);
     expect(sick.stderr).not.toMatch(/\n\s+at /);
+    writeFileSync(join(w.dir, 'go'), '');
     await startWorker(w, url, 'healthy');
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(['f1.md', 'f2.md']);
@@ -265,7 +271,8 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
 
   // Last: it empties the Redis every test of this file shares.
   it('Redis restarted empty mid-batch: the coordinator says so, queues the unfinished plans again, and ends with one result per plan', async () => {
-    const plans = Object.fromEntries(['e1', 'e2', 'e3', 'e4'].map((id) => [id, 'complete 1500']));
+    // The plans wait for `go`, made after the restart: none can have finished before Redis lost its data.
+    const plans = Object.fromEntries(['e1', 'e2', 'e3', 'e4'].map((id) => [id, 'complete-on go']));
     const w = ws(plans);
     const url = queueUrl();
     await startWorker(w, url, 'w1', { concurrency: 2 });
@@ -274,6 +281,7 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => existsSync(out) && readdirSync(out).some((f) => f.endsWith('.md.partial')), PATIENCE_MS, 'a plan started');
     await redis!.restartEmpty();
+    writeFileSync(join(w.dir, 'go'), '');
     expect(await coordinator.exited).toBe(0);
     expect(coordinator.stderr).toMatch(/warning: error: Redis lost this batch's data \(restarted without persistence, or flushed\): .*queuing the \d unfinished plan\(s\) again with fresh attempt numbers/);
     expect(results(out)).toEqual(['e1.md', 'e2.md', 'e3.md', 'e4.md']);
