@@ -12,6 +12,7 @@ import { afterEach, expect, it } from 'vitest';
 import { FakeMessagesServer, reply } from '../executors/anthropic/fake-messages-server.js';
 import { FAKE_KEY } from '../executors/anthropic/helpers.js';
 import { BIN } from '../helpers/run-ralph.js';
+import { processesMentioning } from './helpers/exec-harness.js';
 
 let server: FakeMessagesServer | undefined;
 let dir: string | undefined;
@@ -75,8 +76,11 @@ it('an API failure is said once, without doubled words ("the executor the Anthro
 
 it('a setsid daemon started by the bash tool is stopped when the iteration ends; the shell itself carries on', async () => {
   server = await FakeMessagesServer.start();
+  // The daemon sleeps past the test and is looked for by its command line (the sandbox gives it a
+  // pid of its own namespace): only the iteration's stopping can end it.
+  const sleep = `sleep 3600.${process.pid}`;
   server.enqueue(
-    reply.tool('t1', 'bash', { command: "mkdir -p sub && cd sub && export KEPT=yes && (setsid sh -c 'sleep 3; touch ../late-file' > /dev/null 2>&1 < /dev/null &) && echo started" }),
+    reply.tool('t1', 'bash', { command: `mkdir -p sub && cd sub && export KEPT=yes && (setsid sh -c '${sleep}; touch ../late-file' > /dev/null 2>&1 < /dev/null &) && echo started` }),
     reply.text(['started a daemon'], 'end_turn'),
     reply.tool('t2', 'bash', { command: 'echo "cwd=$(basename "$PWD") kept=$KEPT"' }),
     reply.text(['checked'], 'end_turn'),
@@ -85,7 +89,7 @@ it('a setsid daemon started by the bash tool is stopped when the iteration ends;
   expect(result.stderr).not.toContain('internal error');
   expect(server.requests.length).toBe(4);
   expect(JSON.stringify(server.requests[3]!.body.messages.at(-1))).toContain('cwd=sub kept=yes');
-  await new Promise((r) => setTimeout(r, 4_000));
+  expect(processesMentioning(sleep), 'the daemon outlived its iteration').toEqual([]);
   expect(existsSync(join(dir!, 'late-file')), 'the daemon outlived its iteration').toBe(false);
   const runs = join(dir!, '.ralph', 'runs');
   const events = readFileSync(join(runs, readdirSync(runs)[0]!, 'events.jsonl'), 'utf8');

@@ -137,10 +137,16 @@ describe.concurrent('verify commands that leave processes behind', () => {
 
 describe.concurrent('processes the agent starts outside its tree', () => {
   it('a setsid daemon of the agent is stopped when the iteration ends, and reported', async ({ expect }) => {
-    const { work, agent } = agentInWork(["setsid sh -c 'sleep 3; touch late-file' > /dev/null 2>&1 < /dev/null &", WRITE_SUMMARY, "echo '###PLAN_COMPLETE###'"]);
+    // The daemon sleeps past the test and is checked by its pid: only the iteration's stopping can end it.
+    const { work, agent } = agentInWork([
+      "setsid sh -c 'echo $$ > daemon.pid; sleep 3600; touch late-file' > /dev/null 2>&1 < /dev/null &",
+      'while [ ! -s daemon.pid ]; do sleep 0.05; done',
+      WRITE_SUMMARY,
+      "echo '###PLAN_COMPLETE###'",
+    ]);
     const ran = await ralph(['exec', 'plan.md', '--', 'sh', agent], { cwd: work });
     expect(ran.code, ran.stderr).toBe(0);
-    await new Promise((r) => setTimeout(r, 4_500));
+    expect(isRunning(Number(readFileSync(join(work, 'daemon.pid'), 'utf8'))), 'the daemon outlived the run').toBe(false);
     expect(existsSync(join(work, 'late-file')), 'the daemon outlived the run').toBe(false);
     const events = runFile(work, 'events.jsonl')
       .split('\n')
@@ -311,7 +317,6 @@ describe.concurrent('a run whose ralph was killed', () => {
       "  setsid sh -c 'echo $$ > daemon.pid; sleep 3600; touch late-file' > /dev/null 2>&1 < /dev/null &",
       '  while [ ! -s daemon.pid ]; do sleep 0.05; done; echo daemon-started; sleep 3600',
       'fi',
-      'sleep 5',
       WRITE_SUMMARY,
       "echo '###PLAN_COMPLETE###'",
     ]);
