@@ -27,10 +27,16 @@ function run(dir: string, steps: unknown[]): Promise<{ code: number | null; stde
 }
 
 it('two runs whose run directories share a name (the same run id) leave each other\'s agents alone', async () => {
-  const quick = run(makeTempDir(), [{ summary: true }, { say: '###PLAN_COMPLETE###' }]);
+  // The quick run ends while the slow one's agent runs, whatever the machine's load: the quick agent
+  // waits until the slow one has started, and the slow one until the quick run has ended.
   const slowDir = makeTempDir();
-  const slow = run(slowDir, [{ sleep: 3_000 }, { summary: true }, { say: '###PLAN_COMPLETE###' }]);
-  const [a, b] = await Promise.all([quick, slow]);
+  const started = join(slowDir, 'work', 'started');
+  const go = join(slowDir, 'work', 'go');
+  const quick = run(makeTempDir(), [{ waitFile: started }, { summary: true }, { say: '###PLAN_COMPLETE###' }]);
+  const slow = run(slowDir, [{ write: started }, { waitFile: go }, { summary: true }, { say: '###PLAN_COMPLETE###' }]);
+  const a = await quick;
+  writeFileSync(go, '');
+  const b = await slow;
   expect(a.code, a.stderr).toBe(0);
   expect(b.code, b.stderr).toBe(0);
   const result = JSON.parse(readFileSync(join(slowDir, 'runs', 'nightly', 'result.json'), 'utf8'));
