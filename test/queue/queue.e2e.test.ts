@@ -49,8 +49,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
   it('runs mixed outcomes across two workers: retries, stubs, branches pushed, the same files as a local batch', async () => {
     // a waits for `go` until the coordinator has said it started (its line is asserted below).
     const w = ws({ a: 'complete-on go', b: 'fail-once', c: 'fail', d: 'block', e: 'crash', f: 'edit notes.txt' });
-    const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
-    const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
+    const [w1, w2] = await Promise.all([startWorker(w, redis!.url, 'w1', { concurrency: 2 }), startWorker(w, redis!.url, 'w2', { concurrency: 2 })]);
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => /a: attempt 1 started on /.test(coordinator.stderr), PATIENCE_MS, 'the coordinator saw a start');
@@ -98,9 +97,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     // Every plan waits for `go`, made once the victim is dead: its plan is mid-job when it dies, whatever the machine's load.
     const plans = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${String(i + 1).padStart(2, '0')}`, 'complete-on go']));
     const w = ws(plans);
-    const victim = await startWorker(w, redis!.url, 'victim');
-    await startWorker(w, redis!.url, 'w2');
-    await startWorker(w, redis!.url, 'w3');
+    const [victim] = await Promise.all([startWorker(w, redis!.url, 'victim'), startWorker(w, redis!.url, 'w2'), startWorker(w, redis!.url, 'w3')]);
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => workerRuns(victim.workdir).length > 0, PATIENCE_MS, 'the victim started a plan');
@@ -222,8 +219,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     // The first two plans (one per worker) complete at once; the others wait for `go`, made after the restart.
     const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`r${i + 1}`, i < 2 ? 'complete' : 'complete-on go']));
     const w = ws(plans);
-    await startWorker(w, redis!.url, 'w1');
-    await startWorker(w, redis!.url, 'w2');
+    await Promise.all([startWorker(w, redis!.url, 'w1'), startWorker(w, redis!.url, 'w2')]);
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => existsSync(out) && results(out).length >= 1, PATIENCE_MS, 'a first result');
@@ -239,8 +235,7 @@ describe.skipIf(!RUNS)('ralph batch --queue with ralph worker processes', () => 
     // k1 completes at once; the others wait for `go`, made once the coordinator is dead.
     const plans = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`k${i + 1}`, i === 0 ? 'complete' : 'complete-on go']));
     const w = ws(plans);
-    const w1 = await startWorker(w, redis!.url, 'w1', { concurrency: 2 });
-    const w2 = await startWorker(w, redis!.url, 'w2', { concurrency: 2 });
+    const [w1, w2] = await Promise.all([startWorker(w, redis!.url, 'w1', { concurrency: 2 }), startWorker(w, redis!.url, 'w2', { concurrency: 2 })]);
     const out = join(w.dir, 'out');
     const first = ralph(['batch', 'plans', '--queue', redis!.url, '--out', out], w.repo);
     await until(() => existsSync(out) && results(out).length >= 1, PATIENCE_MS, 'a first result');

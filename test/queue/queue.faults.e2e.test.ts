@@ -81,8 +81,7 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     // a waits for `go`, made once the forged reports are in: the batch is running when they are written.
     const w = ws({ a: 'complete-on go' });
     const url = queueUrl();
-    const w1 = await startWorker(w, url, 'w1');
-    const w2 = await startWorker(w, url, 'w2');
+    const [w1, w2] = await Promise.all([startWorker(w, url, 'w1'), startWorker(w, url, 'w2')]);
     const queue = new Queue('ralph', { connection: connection(url) });
     const raw = new Redis(connection(url));
     try {
@@ -174,13 +173,13 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     git(w.repo, 'push', '-q');
     const url = queueUrl();
     const own = { concurrency: 2, command: false } as const;
-    const first = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
+    const first = await Promise.all([startWorker(w, url, 'w1', own), startWorker(w, url, 'w2', own)]);
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => first.flatMap((x) => workerRuns(x.workdir)).length === 4, PATIENCE_MS, 'four plans started');
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
-    const again = [await startWorker(w, url, 'w1', own), await startWorker(w, url, 'w2', own)];
+    const again = await Promise.all([startWorker(w, url, 'w1', own), startWorker(w, url, 'w2', own)]);
     writeFileSync(go, '');
     expect(await coordinator.exited).toBe(0);
     expect(results(out)).toEqual(['l1.md', 'l2.md', 'l3.md', 'l4.md']);
@@ -275,8 +274,7 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     const plans = Object.fromEntries(['e1', 'e2', 'e3', 'e4'].map((id) => [id, 'complete-on go']));
     const w = ws(plans);
     const url = queueUrl();
-    await startWorker(w, url, 'w1', { concurrency: 2 });
-    await startWorker(w, url, 'w2');
+    await Promise.all([startWorker(w, url, 'w1', { concurrency: 2 }), startWorker(w, url, 'w2')]);
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => existsSync(out) && readdirSync(out).some((f) => f.endsWith('.md.partial')), PATIENCE_MS, 'a plan started');
