@@ -181,14 +181,7 @@ export class Collector {
     const { out, emit } = this.deps;
     const by = workerName(p.worker);
     if (p.attempt > s.started || s.startedBy !== p.worker.id) {
-      if (s.started > 0 && p.attempt > s.started && !s.handled.has(s.started) && (await pathExists(partialPath(out, plan)))) {
-        // The attempt before never reported: its worker died or lost its job lock, and BullMQ's
-        // stalled-job check gave the job to another worker. That counts as the plan's retry.
-        const movedTo = await moveAside(out, partialPath(out, plan), `${plan}.attempt-${s.started}.md`);
-        s.previous.push(movedTo);
-        s.handled.add(s.started);
-        emit({ type: 'plan-retry', plan, attempt: p.attempt, outcome: 'crashed', reason: `attempt ${s.started} on ${s.startedBy ?? 'a worker'} stopped without a result (the worker died or lost its job lock)`, movedTo });
-      }
+      await this.setAsideCrashed(s, p.attempt);
       const rel = (p2: string) => relative(out, p2);
       await writeFileAtomic(
         partialPath(out, plan),
@@ -213,6 +206,22 @@ export class Collector {
     }
   }
 
+  /**
+   * A later attempt of the plan has shown up (its progress, or its report when it ended within one
+   * look at the queue) while the attempt before never reported: its worker died or lost its job
+   * lock, and BullMQ's stalled-job check gave the job to another worker. That counts as the plan's
+   * retry: the earlier attempt's partial file goes to attempts/.
+   */
+  private async setAsideCrashed(s: PlanState, later: number): Promise<void> {
+    const { out, emit } = this.deps;
+    const plan = s.plan.id;
+    if (s.started === 0 || later <= s.started || s.handled.has(s.started) || !(await pathExists(partialPath(out, plan)))) return;
+    const movedTo = await moveAside(out, partialPath(out, plan), `${plan}.attempt-${s.started}.md`);
+    s.previous.push(movedTo);
+    s.handled.add(s.started);
+    emit({ type: 'plan-retry', plan, attempt: later, outcome: 'crashed', reason: `attempt ${s.started} on ${s.startedBy ?? 'a worker'} stopped without a result (the worker died or lost its job lock)`, movedTo });
+  }
+
   /** A worker's report of one attempt. Returns false when it was not used (already handled, or a straggler). */
   async report(r: AttemptReport, latestAttempt: number): Promise<boolean> {
     const s = this.states.get(r.plan);
@@ -231,6 +240,7 @@ export class Collector {
       if (!stub || (await pathExists(resultPath(out, r.plan)))) return false;
       return this.finish(s, r, true, this.deps.deliver ? await this.deps.deliver(r) : null);
     }
+    await this.setAsideCrashed(s, r.attempt);
     await this.writeRunFiles(r);
     const partial = partialPath(out, r.plan);
     // Before the result is written: a coordinator stopped while it delivers reads the report again and delivers again (an update).

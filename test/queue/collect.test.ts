@@ -66,6 +66,21 @@ describe('Collector', () => {
     ]);
   });
 
+  it('a retry that ends before its start was seen still sets the crashed attempt aside', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
+    const events: BatchEvent[] = [];
+    const c = collector(out, ['a'], events);
+    const dead = { id: 'd-9', host: 'd', pid: 9 };
+    await c.progress('a', { batchId: 'b', plan: 'a', worker: dead, attempt: 1, branch: 'ralph/b/a', runDir: '/d/runs/b/a', checkout: '/d/c/1', startedAt: '2026-01-01T00:00:00.000Z', iteration: 1, maxIterations: 3, fresh: true, prompt: 'full', at: '2026-01-01T00:00:00.000Z' });
+    // Attempt 2 ran on another worker and reported within one look at the queue: no progress of it was seen.
+    expect(await c.report(report('a', 2, 'complete', true), 2)).toBe(true);
+    expect(readdirSync(join(out, 'attempts'))).toEqual(['a.attempt-1.md']);
+    expect(readFileSync(join(out, 'attempts', 'a.attempt-1.md'), 'utf8')).toContain('d:/d/runs/b/a');
+    expect(readFileSync(join(out, 'a.md'), 'utf8')).toContain('- Outcome: complete');
+    const retry = events.find((e) => e.type === 'plan-retry');
+    expect(retry).toMatchObject({ plan: 'a', attempt: 2, outcome: 'crashed', reason: 'attempt 1 on d-9 stopped without a result (the worker died or lost its job lock)' });
+  });
+
   it('cancelled before a retry: the plan ends interrupted with its attempts counted; a plan that never ran has no result', async () => {
     const out = mkdtempSync(join(tmpdir(), 'ralph-collect-'));
     const c = collector(out, ['a', 'n']);
