@@ -14,7 +14,7 @@ import { findProgram, systemDepAvailable } from '../helpers/system-deps.js';
 import { probeRedis } from '../../src/queue/redis-connection.js';
 import { parseQueueUrl, startWorker as startQueueWorker } from '../../src/queue/index.js';
 import { PATIENCE_MS } from '../helpers/patience.js';
-import { fluxDriveProblems, git, planText, ralph, read, results, SECRET, startWorker, stopEverything, until, workerRuns, workspace, type Workspace } from './helpers.js';
+import { fluxDriveProblems, git, planText, processesMentioning, ralph, read, results, SECRET, startWorker, stopEverything, until, workerRuns, workspace, type Workspace } from './helpers.js';
 
 const RUNS = redisAvailable('the queued-batch fault tests');
 const BWRAP = findProgram('RALPH_BWRAP', ['bwrap']);
@@ -177,6 +177,8 @@ describe.skipIf(!RUNS)('queued batches under faults', () => {
     const out = join(w.dir, 'out');
     const coordinator = ralph(['batch', 'plans', '--queue', url, '--out', out], w.repo);
     await until(() => first.flatMap((x) => workerRuns(x.workdir)).length === 4, PATIENCE_MS, 'four plans started');
+    // Their agents too (a run's folder is made just before its agent starts): the kill orphans all four.
+    await until(() => processesMentioning(w.agent).length === 4, PATIENCE_MS, 'four agents running');
     for (const x of first) x.child.kill('SIGKILL');
     await Promise.all(first.map((x) => x.exited));
     const again = await Promise.all([startWorker(w, url, 'w1', own), startWorker(w, url, 'w2', own)]);
