@@ -46,23 +46,11 @@ export interface RunConfig {
   formatChosen: 'flag' | 'preset' | 'plan' | 'command' | 'default';
 }
 
-/** Exec options the config file's `defaults:` can set (below the plan's front matter). */
-export type ExecDefaults = Pick<
-  ExecOptions,
-  | 'model'
-  | 'maxIterations'
-  | 'maxBailouts'
-  | 'maxRuntimeMs'
-  | 'maxCostUsd'
-  | 'silenceTimeoutMs'
-  | 'iterationTimeoutMs'
-  | 'signalGraceMs'
-  | 'contextBudget'
-  | 'maxRetries'
-  | 'maxWaitMs'
-  | 'maxStalls'
-  | 'protect'
->;
+/**
+ * Exec options the config file's `defaults:` can set (below the plan's front matter): the
+ * layered settings SETTING_LAYERS marks `config: true` (all but verify_timeout), and `protect`.
+ */
+export type ExecDefaults = Pick<ExecOptions, Exclude<LayeredKey, 'verifyTimeoutMs'> | 'protect'>;
 
 /** What the project's config file adds to one run (docs/config.md); the loop never reads the file. */
 export interface ConfigLayer {
