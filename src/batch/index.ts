@@ -8,7 +8,7 @@ export { TYPE_CODES, PRIORITY_OF } from './finding-codes.js';
 export { createPlainProgress, createJsonProgress, createTtyProgress, type ProgressRenderer } from './progress.js';
 // For queued batches (src/queue, docs/queue.md): the same result files, written from a worker's report.
 export { partialPath, resultPath, moveAside, ATTEMPTS_DIR } from './partial-file.js';
-export { renderHeader, renderResult, renderErrorStub, progressLine, parseResultFile, withDelivery, type ResultFacts } from './result-file.js';
+export { receiptFacts, renderHeader, renderResult, renderErrorStub, progressLine, parseResultFile, withDelivery, type ResultFacts } from './result-file.js';
 export { readFindings, indexFindings, verdictOf } from './findings-index.js';
 export { readFreshSummary, summaryPathOf } from './summary-file.js';
 export { finishBatch } from './finish-batch.js';

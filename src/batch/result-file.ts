@@ -3,7 +3,7 @@
 // same module reads a finished file back for the index, so the format lives in one place.
 import { FLUX_DRIVE_SENTINEL } from '../contract.js';
 import type { RunEvent } from '../loop/events.js';
-import type { IterationReceipt, TaskReceipt } from '../loop/types.js';
+import type { IterationReceipt, RunResult, TaskReceipt } from '../loop/types.js';
 import { FINDINGS_HEADING, formatFindingLine, VERDICT_PREFIX, VERDICT_WORDS, type IndexedFinding } from './findings-index.js';
 import { markdownFence, strictUrl } from '../util/markdown-escape.js';
 import { markdownLine, oneLine } from './one-line.js';
@@ -159,6 +159,15 @@ export interface ResultFacts {
   receipts?: IterationReceipt[];
   /** Each task's receipt, for a plan whose tasks have checks. */
   tasks?: TaskReceipt[];
+}
+
+/** The task states and receipts of a run's result.json, as ResultFacts carries them. */
+export function receiptFacts(result: Pick<RunResult, 'tasksVerified' | 'receipts' | 'tasks'> | null | undefined): Pick<ResultFacts, 'tasksVerified' | 'receipts' | 'tasks'> {
+  return {
+    ...(result?.tasksVerified !== undefined ? { tasksVerified: result.tasksVerified } : {}),
+    ...(result?.receipts ? { receipts: result.receipts } : {}),
+    ...(result?.tasks ? { tasks: result.tasks } : {}),
+  };
 }
 
 /** A strict URL as it is (GitHub links it); anything else as inert text, cut to 300 characters. */

@@ -10,7 +10,7 @@ import { squashWorktree } from '../deliver/checkpoint.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { indexFindings, readFindings, verdictOf, type IndexedFinding } from './findings-index.js';
 import { moveAside, partialPath, resultPath } from './partial-file.js';
-import { renderErrorStub, renderResult, type ResultFacts } from './result-file.js';
+import { receiptFacts, renderErrorStub, renderResult, type ResultFacts } from './result-file.js';
 import { runAttempt, type AttemptContext, type AttemptEnd } from './run-attempt.js';
 import { readFreshSummary, summaryPathOf } from './summary-file.js';
 import { RETRYABLE, type DeliverFn, type Verdict } from './types.js';
@@ -73,9 +73,7 @@ function factsOf(ctx: PlanContext, end: AttemptEnd, attempt: number, previous: s
     attempts: attempt,
     iterations: end.result?.iterations ?? null,
     costUsd: end.result?.costUsd ?? null,
-    ...(end.result?.tasksVerified !== undefined ? { tasksVerified: end.result.tasksVerified } : {}),
-    ...(end.result?.receipts ? { receipts: end.result.receipts } : {}),
-    ...(end.result?.tasks ? { tasks: end.result.tasks } : {}),
+    ...receiptFacts(end.result),
     prUrl: end.result?.prUrl ?? null,
     branch: ctx.isolation?.branch ?? null,
     commit,
